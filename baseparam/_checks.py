@@ -7,6 +7,7 @@ the modules it rests on (the robot model's types, the memory budget, atomic writ
 from __future__ import annotations
 
 import json
+import math
 import os
 import reprlib
 import stat
@@ -196,12 +197,23 @@ def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=
     return data
 
 
+def _json_int(text):
+    """A JSON integer as ``int``, or ±inf beyond the float range, as json reads a float literal beyond it (``1e400``):
+    the fields' own checks then refuse it by name, where ``float(10**400)`` in them was a bare OverflowError."""
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+    return value
+
+
 def read_json(path, limit: int, source: str, error, what: str):
     """The JSON document of the file ``path`` (:func:`read_bounded`); ``error`` ``SOURCE: not JSON (REASON)`` when
     it is not UTF-8 JSON, ``SOURCE: not WHAT (JSON nested too deeply)`` when nested beyond the parser's depth."""
     data = read_bounded(path, limit, source, error, what)
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), parse_int=_json_int)
     except RecursionError:
         raise error(f"{source}: not {what} (JSON nested too deeply)") from None
     except ValueError as exc:           # also a byte that is not UTF-8, and an integer of thousands of digits

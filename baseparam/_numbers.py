@@ -180,10 +180,14 @@ def flat_values(x, n):
     """``x`` (any shape: (n,), (1, n), a list) as a flat float64 array of its ``n`` values, or None when it holds
     another number of values: the count first, then the conversion and the flattening, which copy (a view broadcast
     from a row, of 10¹² values, was numpy's bare MemoryError). TypeError or ValueError, as ``np.asarray``'s, for what
-    holds no numbers (text of another count too: it is said as no numbers, as before the count came first)."""
+    holds no numbers (text of another count too: it is said as no numbers, as before the count came first); ValueError
+    for an int or a Fraction beyond the float range too (it was a bare OverflowError)."""
     arr = np.asarray(x)
     if arr.size != n:
         if arr.dtype.kind not in "biufc":
             raise ValueError(f"not {n} numbers")
         return None
-    return np.asarray(x, dtype=np.float64).ravel()       # converted as before the count was taken first
+    try:
+        return np.asarray(x, dtype=np.float64).ravel()   # converted as before the count was taken first
+    except OverflowError:       # an int or a Fraction beyond float64: no number these callers can use
+        raise ValueError(f"a number beyond the float range (|x| > {np.finfo(float).max:.3g})") from None

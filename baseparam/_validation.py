@@ -455,8 +455,30 @@ def check_finite_fields(result, names):
     for name in names:
         value = getattr(result, name)
         arr = real_array(f"{type(result).__name__}.{name}", value)
-        if not np.isfinite(arr).all():
+        if arr.size and not all_finite(arr):        # no temporary of a field's size (a view broadcast to 10⁹ rows)
             raise ArgumentError(f"{type(result).__name__}.{name}: expected finite numbers, got {shown(value)}")
+
+
+def check_field_shapes(result, shapes):
+    """Refuse a result built by hand (a public dataclass) whose array fields have another shape than its methods
+    index: ``shapes`` maps a field's name to its shape, an int for a fixed length and a name for a free one
+    (``("n_poses", "n_dof")``), one length wherever the name recurs; a field that is None is not looked at. Called
+    once, at construction, after :func:`float_fields` and before :func:`check_finite_fields` (a shape is told before
+    any value is read): a PayloadResult's ``com`` of 5 values reached its repr and ``to_dict`` as numpy's bare
+    TypeError and IndexError, a FitErrors' ``std`` shorter than its ``estimate`` its repr."""
+    lengths = {}
+    for name, shape in shapes.items():
+        value = getattr(result, name)
+        if value is None:
+            continue
+        got = np.shape(value)
+        fits = len(got) == len(shape) and all(lengths.setdefault(want, size) == size if isinstance(want, str)
+                                              else want == size for want, size in zip(shape, got))
+        if not fits:
+            named = ", ".join(f"{want} = {lengths[want]}" for want in shape
+                              if isinstance(want, str) and want in lengths)
+            raise ArgumentError(f"{type(result).__name__}.{name}: expected shape ({', '.join(map(str, shape))}"
+                                f"{',' if len(shape) == 1 else ''}){f' ({named})' if named else ''}, got {got}")
 
 
 def check_field_kinds(result, kinds):
@@ -476,8 +498,24 @@ def check_field_kinds(result, kinds):
         for plain, abstract in ((int, numbers.Integral), (float, numbers.Real), (str, str)):
             if abstract in kinds_ and isinstance(value, abstract):
                 if type(value) is not plain:
-                    object.__setattr__(result, name, plain(value))
+                    object.__setattr__(result, name, _plain_value(f"{type(result).__name__}.{name}", value, plain,
+                                                                  what))
                 break
+
+
+def _plain_value(name, value, plain, what):
+    """``plain(value)`` for :func:`check_field_kinds`, one line naming the field where the conversion fails: an int or
+    a Fraction beyond the float range (OverflowError), a timedelta64 (numpy's kind of integer: float() refuses one of a
+    unit, takes one without as a count of nothing)."""
+    try:
+        if isinstance(value, np.timedelta64):
+            raise TypeError
+        return plain(value)
+    except OverflowError:
+        raise ArgumentError(f"{name}: a number beyond the float range (|x| > {np.finfo(float).max:.3g}); expected "
+                            f"{what}") from None
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name}: expected {what}, got {type(value).__name__} {shown(value)}") from None
 
 
 def float_fields(result, names):
@@ -507,10 +545,10 @@ def _with_read_only_mappings(kind, fields, proxied):
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
-           "check_angle_tolerance", "check_field_kinds", "check_finite_fields", "check_flag", "check_input",
-           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic",
-           "check_names", "check_number", "check_option", "check_parameter_range", "check_parameter_vector",
-           "check_path", "check_positive", "check_reading", "check_real_array", "check_robot", "check_robot_states",
-           "check_samples", "check_seed", "check_state_sizes", "check_states", "float_fields", "is_real", "is_whole",
-           "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
-           "unit_quaternions"]
+           "check_angle_tolerance", "check_field_kinds", "check_field_shapes", "check_finite_fields", "check_flag",
+           "check_input", "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory",
+           "check_mimic", "check_names", "check_number", "check_option", "check_parameter_range",
+           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_real_array", "check_robot",
+           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states", "float_fields",
+           "is_real", "is_whole", "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings",
+           "refuse_special", "shown", "unit_quaternions"]

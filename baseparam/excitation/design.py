@@ -12,7 +12,7 @@ import html
 import math
 import time
 from dataclasses import dataclass, field, replace
-from numbers import Real
+from numbers import Integral, Real
 from typing import Optional
 
 import numpy as np
@@ -20,8 +20,8 @@ import numpy as np
 from .._atomic import robot_protected
 from .._checks import check_progress, shown
 from .._numbers import flat_values, is_whole
-from .._validation import (check_field_kinds, check_flag, check_memory, check_number, check_option, check_seed,
-                           check_workers)
+from .._validation import (check_field_kinds, check_finite_fields, check_flag, check_memory, check_number, check_option,
+                           check_seed, check_workers)
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
@@ -80,6 +80,17 @@ class SearchSummary:
     values: tuple = field(repr=False)
     evaluations: int = 0
     gradients: int = 0
+
+    def __post_init__(self):
+        # built by hand (the class is exported): ``deterministic`` compared a text with 0 (a bare TypeError), and a
+        # NaN count or time reached the design's JSON
+        whole = (Integral, "a whole number")
+        check_field_kinds(self, {**dict.fromkeys(("seed", "starts", "counted", "best_start", "workers", "evaluations",
+                                                  "gradients"), whole),
+                                 "seconds": (Real, "a number of seconds"), "values": ((tuple, list), "a tuple of "
+                                                                                                     "numbers"),
+                                 "time_budget": ((Real, None), "a number of seconds or None")})
+        check_finite_fields(self, ("seconds",) + (() if self.time_budget is None else ("time_budget",)))
 
     @property
     def deterministic(self):

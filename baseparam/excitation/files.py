@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 from .._atomic import json_text, write_text
 from .._checks import read_json, shown
-from .._validation import check_input
+from .._validation import check_field_kinds, check_input
 from ..errors import DataError, printable
 
 
@@ -44,7 +45,9 @@ class SavedExcitation:
         The series at ``rate`` from 0 to the period: the samples of ``excite --out`` and the ones
         ``condition_number`` was measured on (bit for bit what the design held).
     robot, criterion : str
-    condition_number : float
+    condition_number : float or None
+        As the document gives it: inf where it has null (the writer's word for an infinite number), None where it
+        has none.
     document : dict
         The whole JSON document (docs/formats.md, "Excitation design").
     source : str
@@ -58,6 +61,16 @@ class SavedExcitation:
     condition_number: float
     document: dict = field(repr=False)
     source: str = ""
+
+    def __post_init__(self):
+        # built by hand (the class is exported): a text where a series or samples belong failed in their users
+        from .fourier import FourierSeries, Samples        # fourier imports nothing of this module's; kept lazy alike
+        text = (str, "a str")
+        check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
+                                 "samples": (Samples, "the series' Samples"), "rate": (Real, "a rate (Hz)"),
+                                 "robot": text, "criterion": text,
+                                 "condition_number": ((Real, None), "a number or None"),
+                                 "document": (dict, "a dict"), "source": text})
 
     @property
     def trajectory(self):
@@ -126,6 +139,20 @@ def load_excitation(path) -> SavedExcitation:
     # the series' own size limit, said as this file's (FourierSeries would raise it as an argument's)
     _check_size(arrays["a"].shape, f"{source}: field coefficients.a", DataError)
     series = FourierSeries(period, arrays["q0"], arrays["a"], arrays["b"])
-    cond = doc.get("condition_number")
     return SavedExcitation(series, rate, series.sample(rate), str(doc.get("robot", "")), str(doc.get("criterion", "")),
-                           float(cond) if isinstance(cond, (int, float)) else float("nan"), doc, source)
+                           _condition_number(doc, source), doc, source)
+
+
+def _condition_number(doc, source):
+    """The document's ``condition_number``: inf for null (json_text writes a non-finite number so, and a condition
+    number is never NaN), None without the field (a design written by hand); anything else but a number ≥ 1 refused.
+    It was NaN for null, a text or no field, and -1 was taken."""
+    if "condition_number" not in doc:
+        return None
+    cond = doc["condition_number"]
+    if cond is None:
+        return float("inf")
+    if isinstance(cond, bool) or not isinstance(cond, (int, float)) or not cond >= 1:
+        raise DataError(f"{source}: field condition_number: expected a number ≥ 1 (a condition number) or null, got "
+                        f"{shown(cond)}")
+    return float(cond)

@@ -9,11 +9,13 @@ criteria shape: a better conditioned trajectory gives smaller, more even errors 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._numbers import real_array
-from .._validation import ABSURD_PARAMETER, check_instance, check_memory, check_number, check_seed, shown
+from .._validation import (ABSURD_PARAMETER, check_field_kinds, check_instance, check_memory, check_number, check_seed,
+                           float_fields, shown)
 from ..dynamics.samples import as_parameters, states
 from ..errors import ArgumentError, ArgumentTypeError
 from ..projection.base_set import BaseParameters
@@ -48,6 +50,14 @@ class IdentificationErrors:
     condition_number: float
     trials: int
     median_relative_error: float = float("nan")
+
+    def __post_init__(self):
+        # built by hand (the class is exported): repr formatted a text as a bare ValueError
+        number = (Real, "a number")
+        float_fields(self, ("relative_std",))
+        check_field_kinds(self, {"parameter_error": number, "torque_error": ((Real, None), "a number or None"),
+                                 "condition_number": number, "trials": (Integral, "a whole number"),
+                                 "median_relative_error": number})
 
     def __repr__(self):
         torque = "" if self.torque_error is None else f", torque_error={self.torque_error:.3g}"

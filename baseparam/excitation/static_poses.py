@@ -3,6 +3,7 @@ chosen for the conditioning of the payload's gravity columns."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -10,7 +11,8 @@ from ..dynamics.payload_gravity import MIN_POSES, STATIC_NAMES
 from ..dynamics.payload_gravity import condition as _condition
 from ..dynamics.payload_gravity import gravity_columns as _gravity_columns
 from .._checks import is_file_name
-from ..errors import SettingsError
+from .._validation import check_field_kinds, check_field_shapes, check_finite_fields, float_fields
+from ..errors import ArgumentError, SettingsError
 
 
 __all__ = ["StaticPoses", "suggest_static_poses"]
@@ -37,6 +39,20 @@ class StaticPoses:
     poses: np.ndarray = field(repr=False)
     condition_number: float
     moving: tuple
+
+    def __post_init__(self):
+        # built by hand (the class is exported): summary, to_dict and repr formatted a text, a NaN or a 1-D array
+        # as bare errors, or wrote NaN into JSON
+        float_fields(self, ("poses",))
+        check_field_shapes(self, {"poses": ("n_poses", "n_dof")})
+        if len(self.poses) > MAX_POSES:     # before the values are read (a view broadcast to 10⁹ poses took seconds)
+            raise ArgumentError(f"StaticPoses.poses: expected at most {MAX_POSES} poses, got {len(self.poses)}")
+        check_field_kinds(self, {"condition_number": (Real, "a number ≥ 1"), "moving": ((tuple, list), "a tuple of "
+                                                                                         "1-based joints")})
+        check_finite_fields(self, ("poses", "condition_number"))
+        if not all(isinstance(k, Integral) and not isinstance(k, bool) for k in self.moving):
+            raise ArgumentError(f"StaticPoses.moving: expected 1-based joint numbers, got {list(self.moving)!r:.80}")
+        object.__setattr__(self, "moving", tuple(int(k) for k in self.moving))
 
     def __repr__(self):
         return f"StaticPoses({len(self.poses)} poses, cond {self.condition_number:.3g}, joints {list(self.moving)})"

@@ -85,9 +85,9 @@ import numpy as np
 from .._checks import counted, is_file_name
 from .._numbers import real_array
 from .._stderr import solve_clarabel
-from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_instance, check_number,
-                           check_option, check_parameter_vector, check_robot, check_samples, check_seed, float_fields,
-                           shown)
+from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_field_shapes,
+                           check_instance, check_number, check_option, check_parameter_vector, check_robot,
+                           check_samples, check_seed, float_fields, shown)
 from .._warnings import deprecated_parameter
 from ..errors import ArgumentError, DataError, SettingsError
 from ..model.parameters import ColumnLayout
@@ -273,6 +273,7 @@ class FloatingIdentification:
         # built by hand (the class is exported): a list where an array is kept reached .tolist() bare, a np.str_
         # route showed as np.str_('…') in the texts
         float_fields(self, ("combinations_matrix", "values", "std", "covariance", "unconstrained", "standard", "rmse"))
+        check_field_shapes(self, {"values": ("R",), "std": ("R",)})
         check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
                                  "n_samples": (Integral, "a whole number")})
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from .._checks import counted, is_file_name
 from .._warnings import warn
-from .._validation import (check_field_kinds, check_finite_fields, check_instance, check_option, check_samples,
-                           float_fields)
+from .._validation import (check_field_kinds, check_field_shapes, check_finite_fields, check_instance, check_option,
+                           check_samples, float_fields)
 from ..errors import ArgumentTypeError, DataError, DataWarning, SettingsError
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
@@ -109,6 +109,9 @@ class PayloadResult:
         # a robot or a controller's format; the standard deviations may be NaN (undetermined, documented)
         float_fields(self, ("com", "inertia", "com_std", "inertia_std", "parameters", "unconstrained", "covariance",
                             "rmse", "poses"))
+        check_field_shapes(self, {"com": (3,), "inertia": (3, 3), "com_std": (3,), "inertia_std": (3, 3),
+                                  "parameters": (10,), "unconstrained": (10,), "covariance": (10, 10), "rmse": ("n",),
+                                  "poses": ("n_poses", "n_dof")})
         number = (Real, "a number")
         check_field_kinds(self, {"mass": number, "mass_std": number, "condition_number": ((Real, None), "a number or "
                                                                                            "None"),

@@ -28,7 +28,7 @@ from numbers import Real
 import numpy as np
 
 from .._checks import counted, shown
-from .._validation import check_field_kinds, check_instance, check_number, float_fields
+from .._validation import check_field_kinds, check_field_shapes, check_instance, check_number, float_fields
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
@@ -74,6 +74,7 @@ class FitErrors:
     def __post_init__(self):
         # built by hand (the class is exported): an object array reached numpy's isfinite bare, a Fraction the :g
         float_fields(self, ("estimate", "std", "truth"))
+        check_field_shapes(self, {"estimate": ("rank",), "std": ("rank",), "truth": ("rank",)})
         number = ((Real, None), "a number or None")
         check_field_kinds(self, {"method": (str, "a str"), "condition_number": number, "torque_error": number,
                                  "validation_nrmse_percent": number})

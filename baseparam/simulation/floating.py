@@ -20,7 +20,8 @@ import numpy as np
 
 from .._checks import counted, shown
 from .._numbers import real_array
-from .._validation import check_instance, check_number, check_robot, check_robot_states, check_seed
+from .._validation import (check_field_kinds, check_instance, check_number, check_robot, check_robot_states, check_seed,
+                           float_fields)
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
@@ -60,6 +61,14 @@ class FloatingExperiment:
     true_wrenches: np.ndarray
     parameters: np.ndarray
     notes: tuple
+
+    def __post_init__(self):
+        # built by hand (the class is exported): repr and identify_floating reached a text's missing attributes
+        float_fields(self, ("wrenches", "true_wrenches", "parameters"))
+        trajectory = (Trajectory, "a baseparam.Trajectory")
+        check_field_kinds(self, {"log": trajectory, "truth": trajectory,
+                                 "contacts": ((tuple, list), "a tuple of Contact"),
+                                 "notes": ((tuple, list), "a tuple of str")})
 
     def __repr__(self):
         return (f"FloatingExperiment({counted(self.log.n_samples, 'samples')}, {self.log.n_dof} joints, "

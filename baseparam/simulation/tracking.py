@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._checks import counted
-from .._validation import check_instance, check_option, check_positive as _positive
+from .._validation import check_field_kinds, check_instance, check_option, check_positive as _positive, float_fields
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
@@ -201,6 +201,14 @@ class TrackingRun:
     tracking_error: np.ndarray
     record: tuple = field(default=("q", "qd", "tau"), repr=False)
     logged_torque: str = field(default="mean", repr=False)
+
+    def __post_init__(self):
+        # built by hand (the class is exported): with_noise and repr reached a text's missing attributes
+        float_fields(self, ("tracking_error",))
+        trajectory = (Trajectory, "a baseparam.Trajectory")
+        check_field_kinds(self, {"reference": (Reference, "a baseparam.Reference"), "truth": trajectory,
+                                 "log": trajectory,
+                                 "record": ((tuple, list), "a tuple of field names"), "logged_torque": (str, "a str")})
 
     def with_noise(self, noise, gains=None):
         """The same motion logged through other sensors (e.g. another noise seed): no new simulation.
