@@ -379,6 +379,20 @@ def _standard_descriptors():
     return closed
 
 
+def _text_streams_escape_what_they_cannot_encode():
+    """Make ``sys.stdout`` (and ``sys.stderr``) write a character their encoding lacks as a ``\\uXXXX`` escape.
+
+    The reports, help and messages hold τ, °, ·, … and q̇: under ``PYTHONIOENCODING=latin-1`` (or cp1252, an
+    old terminal's) the standard output's strict encoder failed on the first of them, and ``equations``,
+    ``identify`` or ``--help`` ended "UnicodeEncodeError", exit 1 with a traceback, the report cut short. An
+    escape keeps the report whole and readable; a JSON document written to '-' is ASCII already, and a
+    ``\\uXXXX`` in a JSON string is that character. Python's stderr escapes so by default."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if stream.errors == "strict" and not stream.encoding.lower().replace("-", "").startswith("utf"):
+                stream.reconfigure(errors="backslashreplace")
+
+
 # Said (exit status 2) when the run was started with its standard output closed or read-only (see _usable): the
 # report, and a JSON asked for with '-', would be dropped without a word (Python's sys.stdout is then None, which
 # click writes nothing to).
@@ -389,6 +403,7 @@ STDOUT_CLOSED = ("baseparam: standard output is closed or read-only (started wit
 def main():
     """Run ``baseparam`` with ``sys.argv``; never returns (the process ends here, see the module's docstring)."""
     closed = _standard_descriptors()
+    _text_streams_escape_what_they_cannot_encode()
     _install(_on_signal)
     if 1 in closed:
         _say_line(STDOUT_CLOSED)
