@@ -539,9 +539,14 @@ class _OneLineErrors(click.Group):
         finally:
             _HELD.pop()
 
+    def make_context(self, *args, **kwargs):
+        with _closed_pipe_said():          # `baseparam --help | true`
+            return super().make_context(*args, **kwargs)
+
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with _closed_pipe_said():
+                return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc
 
@@ -557,7 +562,7 @@ class _OneLineErrors(click.Group):
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
             _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
-        except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
+        except OSError as exc:       # the report itself not written (stdout on a full disk)
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
 
@@ -792,15 +797,31 @@ def _write_outputs(*outputs):
     return [path for path, _ in outputs]
 
 
+def _stdout_unwritable(exc):
+    """The one line for a write to the standard output that failed with ``exc`` (a full disk, a pipe whose reader
+    left: `baseparam describe R | true`)."""
+    return f"standard output: cannot write ({exc.strerror or exc})"
+
+
 def _to_stdout(text):
-    """A document asked for on stdout ('-'); a write that fails there (a full disk) is said as stdout's, not as the
-    input file's (an OSError without a file name is taken for the input's). A closed pipe stays click's."""
+    """A document asked for on stdout ('-'); a write that fails there (a full disk, a closed pipe) is said as
+    stdout's, not as the input file's (an OSError without a file name is taken for the input's)."""
     try:
         click.echo(text, nl=False)
-    except BrokenPipeError:
-        raise
     except OSError as exc:
-        raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
+        raise StorageError(_stdout_unwritable(exc)) from None
+
+
+@contextlib.contextmanager
+def _closed_pipe_said():
+    """A report (or ``--help``) to a pipe whose reader has left, said in one line with status 2, as any output that
+    cannot be written: click's own handling of EPIPE ended the run with status 1 — an internal error's, by
+    docs/cli.md — and said nothing, so `baseparam describe R | true` looked like a bug, and `--json -` (raised
+    inside a command) was blamed on the input file ("R.yaml: Broken pipe")."""
+    try:
+        yield
+    except BrokenPipeError as exc:
+        raise click.ClickException(_stdout_unwritable(exc)) from None
 
 
 def _report(text, written, json_on_stdout):

@@ -5,8 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
+from baseparam import cli
+from baseparam.errors import StorageError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,3 +28,27 @@ def test_a_report_in_an_encoding_without_its_characters_is_written_escaped(tmp_p
     done = _baseparam(["find", "--help"], tmp_path, PYTHONIOENCODING=encoding)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert b"a2,d4,\\u2026|all" in done.stdout and not done.stderr
+
+
+def test_a_report_whose_reader_left_is_said_in_one_line(tmp_path):
+    # `baseparam describe R | true`: click's own handling of the closed pipe ended the run with status 1 (an
+    # internal error's, by docs/cli.md) and said nothing
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = _baseparam(["--help"], tmp_path, stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2
+    assert done.stderr.decode() == "baseparam: standard output: cannot write (Broken pipe)\n"
+
+
+def test_a_document_to_a_closed_pipe_is_not_blamed_on_the_input(monkeypatch):
+    # `find R --json - | true` said "R.yaml: Broken pipe": the closed pipe, raised as it was, was taken for the
+    # input file's error (an OSError without a file name is the input's)
+    def broken(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(click, "echo", broken)
+    with pytest.raises(StorageError, match=r"^standard output: cannot write \(Broken pipe\)$"):
+        cli._to_stdout("{}")
