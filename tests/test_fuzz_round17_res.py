@@ -52,3 +52,12 @@ def test_a_document_to_a_closed_pipe_is_not_blamed_on_the_input(monkeypatch):
     monkeypatch.setattr(click, "echo", broken)
     with pytest.raises(StorageError, match=r"^standard output: cannot write \(Broken pipe\)$"):
         cli._to_stdout("{}")
+
+
+def test_the_package_imports_with_docstrings_stripped(tmp_path):
+    # `python -OO` (PYTHONOPTIMIZE=2, docstrings None): `find_base_parameters.__doc__ += …` failed the import of
+    # baseparam.projection, and `find`, `identify`, `excite` … ended with a TypeError traceback, exit 1
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, "-OO", "-c", "import baseparam.projection"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
