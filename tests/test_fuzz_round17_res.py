@@ -9,7 +9,7 @@ import click
 import pytest
 
 from baseparam import cli
-from baseparam.errors import StorageError
+from baseparam.errors import ResourceLimitError, StorageError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,3 +61,36 @@ def test_the_package_imports_with_docstrings_stripped(tmp_path):
     done = subprocess.run([sys.executable, "-OO", "-c", "import baseparam.projection"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def file_size_limited(monkeypatch):
+    """Make RLIMIT_FSIZE (``ulimit -f``) read as the bytes given to the returned function (the real limit would bind
+    pytest's own writes as well)."""
+    import resource
+
+    real = resource.getrlimit
+
+    def limit(size):
+        monkeypatch.setattr(resource, "getrlimit", lambda which: (size, resource.RLIM_INFINITY)
+                            if which == resource.RLIMIT_FSIZE else real(which))
+    return limit
+
+
+def test_a_file_larger_than_the_processes_file_size_limit_is_refused_before_it_is_written(tmp_path,
+                                                                                          file_size_limited):
+    # `excite --out e.csv` under `ulimit -f 20`: the trajectory designed first, then "e.csv: cannot write (File too
+    # large)"; under `ulimit -f 0` the run was blamed on its input ("ur10e.yaml: File too large")
+    from baseparam._atomic import check_output, write_text
+    from baseparam.projection.storage import disk_limit
+
+    file_size_limited(100)
+    with pytest.raises(StorageError, match=r"out\.json: cannot write: 200 bytes to write, more than the 100 bytes "
+                                           r"a file of this process may take \(ulimit -f\)$"):
+        write_text(tmp_path / "out.json", "x" * 200)
+    with pytest.raises(ResourceLimitError, match=r"ulimit -f"):
+        disk_limit("arm", tmp_path / "z.h5", None, 1000, "the whole Z")
+    file_size_limited(0)
+    with pytest.raises(StorageError, match=r"out\.json: cannot write here \(File too large: .*ulimit -f 0\)$"):
+        check_output(tmp_path / "out.json")
+    assert list(tmp_path.iterdir()) == []
