@@ -439,6 +439,11 @@ def main():
         signum = signal.SIGINT
     elif isinstance(outcome, cli._Terminated):
         signum = outcome.args[0]
+    # a stop that a library wrapped (Python 3.11's "RuntimeError: Error calling __set_name__" of a Ctrl-C landing in a
+    # class body of matplotlib, imported by `identify --plot`'s check of the figure's format before the work): said as
+    # the stop it is, not with a traceback before "interrupted"
+    elif outcome is not None and (stop := cli._signal_within(outcome)) is not None:
+        signum = signal.SIGINT if isinstance(stop, KeyboardInterrupt) else stop.args[0]
     # the machine's limit, not a bug
     elif outcome is not None and (exhausted := errors.resource_exhausted(outcome)) is not None:
         _say_line(f"baseparam: {exhausted}")

@@ -94,3 +94,28 @@ def test_a_file_larger_than_the_processes_file_size_limit_is_refused_before_it_i
     with pytest.raises(StorageError, match=r"out\.json: cannot write here \(File too large: .*ulimit -f 0\)$"):
         check_output(tmp_path / "out.json")
     assert list(tmp_path.iterdir()) == []
+
+
+_WRAPPED_STOP = """
+import sys
+from baseparam import _entry, cli
+
+def main():
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        raise RuntimeError("Error calling __set_name__ on 'deprecate_privatize_attribute' instance 'format'")
+
+cli.main = main
+_entry.main()
+"""
+
+
+def test_a_stop_a_library_wrapped_outside_a_commands_block_is_said_as_the_stop(tmp_path):
+    # Ctrl-C while `identify --plot` imported matplotlib to check the figure's format (before the work, outside the
+    # command's block of one-line errors): Python 3.11 wrapped it in a RuntimeError, printed as a bug's traceback
+    # (73 lines) before "baseparam: interrupted"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), BASEPARAM_CACHE_DIR="none")
+    done = subprocess.run([sys.executable, "-c", _WRAPPED_STOP], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stderr) == (130, "baseparam: interrupted\n")
