@@ -367,6 +367,8 @@ def unwritable(path, made=False):
         reason = os.strerror(errno.EACCES)
     elif free_space(os.path.join(folder, "x")) == 0:
         reason = f"{os.strerror(errno.ENOSPC)}: 0 bytes free"
+    elif file_size_limit() == 0:
+        reason = f"{os.strerror(errno.EFBIG)}: this process may write no byte to a file, ulimit -f 0"
     elif info is not None and info.f_files > 0 and (info.f_ffree if _superuser() else info.f_favail) == 0:
         reason = f"{os.strerror(errno.ENOSPC)}: no file entry (inode) free"
     if reason is None:
@@ -467,6 +469,7 @@ def check_room(files):
     from ._memory import format_size
 
     needed = {}
+    largest = file_size_limit()
     for path, text in files.items():
         real = os.path.realpath(os.fspath(path))
         if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
@@ -476,6 +479,9 @@ def check_room(files):
         except OSError:
             continue
         size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
+        if largest is not None and size > largest:
+            raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(size)} to write, more than "
+                               f"the {format_size(largest)} a file of this process may take (ulimit -f)")
         first, first_real, total = needed.get(device, (path, real, 0))
         needed[device] = (first, first_real, total + size)
     for path, real, total in needed.values():
@@ -489,6 +495,19 @@ def _superuser():
     """Whether this process runs as the superuser, for whom a file system keeps blocks and inodes of its own (never
     on Windows)."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def file_size_limit():
+    """The bytes this process may write to one file (``ulimit -f``, RLIMIT_FSIZE), or None when unlimited or unknown.
+
+    A write beyond it fails with EFBIG (Python ignores SIGXFSZ) only once the work is done: `excite` designed its
+    trajectory, `find --h5` wrote part of Z, then "File too large". Like the free space, it is checked first."""
+    try:
+        import resource
+        soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    except (ImportError, AttributeError, OSError, ValueError):     # no such limit (Windows)
+        return None
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
 
 
 def free_space(path):

@@ -380,6 +380,20 @@ def _standard_descriptors():
     return closed
 
 
+def _text_streams_escape_what_they_cannot_encode():
+    """Make ``sys.stdout`` (and ``sys.stderr``) write a character their encoding lacks as a ``\\uXXXX`` escape.
+
+    The reports, help and messages hold τ, °, ·, … and q̇: under ``PYTHONIOENCODING=latin-1`` (or cp1252, an
+    old terminal's) the standard output's strict encoder failed on the first of them, and ``equations``,
+    ``identify`` or ``--help`` ended "UnicodeEncodeError", exit 1 with a traceback, the report cut short. An
+    escape keeps the report whole and readable; a JSON document written to '-' is ASCII already, and a
+    ``\\uXXXX`` in a JSON string is that character. Python's stderr escapes so by default."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            if stream.errors == "strict" and not stream.encoding.lower().replace("-", "").startswith("utf"):
+                stream.reconfigure(errors="backslashreplace")
+
+
 # Said (exit status 2) when the run was started with its standard output closed or read-only (see _usable): the
 # report, and a JSON asked for with '-', would be dropped without a word (Python's sys.stdout is then None, which
 # click writes nothing to).
@@ -390,6 +404,7 @@ STDOUT_CLOSED = ("baseparam: standard output is closed or read-only (started wit
 def main():
     """Run ``baseparam`` with ``sys.argv``; never returns (the process ends here, see the module's docstring)."""
     closed = _standard_descriptors()
+    _text_streams_escape_what_they_cannot_encode()
     _install(_on_signal)
     if 1 in closed:
         _say_line(STDOUT_CLOSED)
@@ -425,6 +440,11 @@ def main():
         signum = signal.SIGINT
     elif isinstance(outcome, cli._Terminated):
         signum = outcome.args[0]
+    # a stop that a library wrapped (Python 3.11's "RuntimeError: Error calling __set_name__" of a Ctrl-C landing in a
+    # class body of matplotlib, imported by `identify --plot`'s check of the figure's format before the work): said as
+    # the stop it is, not with a traceback before "interrupted"
+    elif outcome is not None and (stop := cli._signal_within(outcome)) is not None:
+        signum = signal.SIGINT if isinstance(stop, KeyboardInterrupt) else stop.args[0]
     # the machine's limit, not a bug
     elif outcome is not None and (exhausted := errors.resource_exhausted(outcome)) is not None:
         _say_line(f"baseparam: {exhausted}")

@@ -555,12 +555,12 @@ class _OneLineErrors(click.Group):
             _HELD.pop()
 
     def make_context(self, *args, **kwargs):
-        with _said_when_the_reader_is_gone():     # `baseparam --help | head -c1`
+        with _closed_pipe_said():          # `baseparam --help | true`
             return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx):
         try:
-            with _said_when_the_reader_is_gone():
+            with _closed_pipe_said():
                 return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc
@@ -577,29 +577,16 @@ class _OneLineErrors(click.Group):
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
             _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
-        except OSError as exc:       # the report itself not written (stdout on a full disk); a closed pipe is click's
+        except OSError as exc:       # the report itself not written (stdout on a full disk)
             _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
         sys.exit(status or 0)
 
 
 def _reader_gone(exc):
     """Whether ``exc`` is a write to a pipe whose reader closed it (``baseparam … | head -c1``): EPIPE on a
-    stream, no file named. Inside a command it was said as the input's ("puma560.yaml: Broken pipe"), outside as
-    click says it: status 1, no word."""
+    stream, no file named. Inside a command it was said as the input's ("puma560.yaml: Broken pipe"): it is
+    :func:`_closed_pipe_said`'s."""
     return isinstance(exc, BrokenPipeError) and exc.filename is None
-
-
-@contextlib.contextmanager
-def _said_when_the_reader_is_gone():
-    """A closed pipe as a refusal (one line, status 2), as a full disk on stdout is: click ended it with status 1
-    and not a word. It is the report's stream; stderr's own is said by the exit status alone (baseparam._entry)."""
-    try:
-        yield
-    except OSError as exc:
-        if not _reader_gone(exc):
-            raise
-        raise click.ClickException(f"standard output: {exc.strerror or exc} (its reader is gone; nothing more is "
-                                   "written)") from None
 
 
 _PATH_KIND = re.compile(r"""^(File|Directory) ('.*'|".*") is a (directory|file)\.$""")
@@ -832,15 +819,33 @@ def _write_outputs(*outputs):
     return [path for path, _ in outputs]
 
 
+def _stdout_unwritable(exc):
+    """The one line for a write to the standard output that failed with ``exc`` (a full disk, a pipe whose reader
+    left: `baseparam describe R | true`)."""
+    return f"standard output: cannot write ({exc.strerror or exc})"
+
+
 def _to_stdout(text):
-    """A document asked for on stdout ('-'); a write that fails there (a full disk) is said as stdout's, not as the
-    input file's (an OSError without a file name is taken for the input's). A closed pipe stays click's."""
+    """A document asked for on stdout ('-'); a write that fails there (a full disk, a closed pipe) is said as
+    stdout's, not as the input file's (an OSError without a file name is taken for the input's)."""
     try:
         click.echo(text, nl=False)
-    except BrokenPipeError:
-        raise
     except OSError as exc:
-        raise StorageError(f"standard output: cannot write ({exc.strerror or exc})") from None
+        raise StorageError(_stdout_unwritable(exc)) from None
+
+
+@contextlib.contextmanager
+def _closed_pipe_said():
+    """A report (or ``--help``) to a pipe whose reader has left, said in one line with status 2, as any output that
+    cannot be written: click's own handling of EPIPE ended the run with status 1 — an internal error's, by
+    docs/cli.md — and said nothing, so `baseparam describe R | true` looked like a bug, and `--json -` (raised
+    inside a command) was blamed on the input file ("R.yaml: Broken pipe")."""
+    try:
+        yield
+    except OSError as exc:
+        if not _reader_gone(exc):
+            raise
+        raise click.ClickException(_stdout_unwritable(exc)) from None
 
 
 def _report(text, written, json_on_stdout):

@@ -31,7 +31,10 @@ def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, 
     return find_and_store(robot, h5, parameters, **options)
 
 
-find_base_parameters.__doc__ += """
+# `python -OO` (PYTHONOPTIMIZE=2) strips docstrings: None then, and `+=` failed the package's import (every
+# command that finds a base set ended with a TypeError traceback)
+if find_base_parameters.__doc__ is not None:
+    find_base_parameters.__doc__ += """
     ``symbolic="a2,d4"`` (or a sequence of names, or ``"all"``: every non-zero constant DH length)
     returns a :class:`baseparam.projection.symbolic.SymbolicBaseParameters` instead: the regroupings
     as polynomials in those lengths, valid for generic values, with the special values listed

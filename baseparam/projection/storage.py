@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path, check_output, free_space, robot_protected
+from .._atomic import atomic_path, check_output, file_size_limit, free_space, robot_protected
 from .._checks import check_progress
 from .._hdf5 import refuse_external, stored_dataset, writes_checked
 from .._memory import budget, format_size, parse_size
@@ -237,6 +237,9 @@ def disk_limit(name, path, max_disk, needed, what):
     free = free_space(path)
     if free is not None:                         # None: no such folder (atomic_path says so), or no figures
         limits.append((free, "the free space of the output's file system"))
+    largest = file_size_limit()
+    if largest is not None:
+        limits.append((largest, "the largest file this process may write, ulimit -f"))
     if not limits:
         return None
     allowed, why = min(limits)
