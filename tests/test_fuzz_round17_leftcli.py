@@ -56,3 +56,33 @@ def test_still_duration_0_takes_tables_of_random_poses():
         poses = np.random.default_rng(seed).uniform(-2, 2, (500, 6))
         q = still_poses(bp.Trajectory(t=np.arange(500.0), q=poses, tau=0 * poses), min_duration=0)[0]
         assert np.array_equal(q, poses)
+
+
+# --- 2. output names: one case rule, and no output under another format's extension ---
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+@pytest.mark.parametrize("args, parts", [
+    (["--python", "X.PY"], ["--python: ", "X.PY: expected a .py file name, got '.PY'"]),     # Python imports .py
+    (["--out", "o.py"], ["--out: ", "o.py: writes Markdown, and a '.py' name says Python", "give a .md name"]),
+    (["--out", "o.JSON"], ["o.JSON: writes Markdown, and a '.JSON' name says JSON"]),
+])
+def test_equations_output_names_say_what_they_hold(tmp_path, monkeypatch, args, parts):
+    """equations --python X.PY wrote a module Python cannot import by that name; --out o.py wrote Markdown under a
+    Python module's name (exit 0 both)."""
+    monkeypatch.chdir(tmp_path)
+    _one_line(CliRunner().invoke(main, ["equations", str(PLANAR), *args]), *parts)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_names_accepted_as_their_readers_read_them(tmp_path, monkeypatch):
+    """Markdown under .md or any other name; --robot-out and --yaml compare in any case as load_robot does."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["equations", str(PLANAR), "--out", "o.md", "--python", "m.py"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "o.md").read_text().startswith("#") and (tmp_path / "m.py").exists()
+    _one_line(CliRunner().invoke(main, ["describe", str(PLANAR), "--yaml", "r.URDF"]),
+              "--yaml: r.URDF: writes YAML, and a '.URDF' name says URDF", "give a .yaml name")
+    assert CliRunner().invoke(main, ["describe", str(PLANAR), "--yaml", "r.YML"]).exit_code == 0
+    assert bp.load_robot(tmp_path / "r.YML").n_dof == 3
