@@ -86,3 +86,25 @@ def test_output_names_accepted_as_their_readers_read_them(tmp_path, monkeypatch)
               "--yaml: r.URDF: writes YAML, and a '.URDF' name says URDF", "give a .yaml name")
     assert CliRunner().invoke(main, ["describe", str(PLANAR), "--yaml", "r.YML"]).exit_code == 0
     assert bp.load_robot(tmp_path / "r.YML").n_dof == 3
+
+
+# --- 3. a '# joints:' line in another order with a column map: the refusal says what is wrong with the map ---
+
+def test_joint_names_in_another_order_with_a_column_map_say_the_map_cannot_be_checked(tmp_path):
+    """identify --columns on a file whose '# joints:' line names the robot's joints in another order was refused
+    saying 'columns of CSV and NPZ files are read in their order', as if the map given were not read."""
+    rng = np.random.default_rng(0)
+    q = rng.uniform(-1, 1, (20, 3))
+    path = bp.write_trajectory(bp.Trajectory(t=np.arange(20) * 0.01, q=q, tau=2 * q), tmp_path / "j.csv",
+                               joint_names=["joint2", "joint1", "joint3"])
+    result = CliRunner().invoke(main, ["identify", str(PLANAR), str(path), "--columns", "t=0,q=1:4,tau=4:7"])
+    _one_line(result, "j.csv: the file names its joints joint2, joint1, joint3 in this order",
+              "the column map takes columns by their position, not by the file's '# joints:' line",
+              "leave out the '# joints:' line")
+    assert "read in their order" not in result.output
+    robot = bp.load_robot(PLANAR)
+    with pytest.raises(bp.DataError, match="takes columns by their position"):
+        bp.read_trajectory(path, robot=robot, columns={"t": 0, "q": [2, 1, 3], "tau": [5, 4, 6]})
+    # without a map the file's order is what is said
+    with pytest.raises(bp.DataError, match="columns of CSV and NPZ files are read in their order"):
+        bp.read_trajectory(path, robot=robot)
