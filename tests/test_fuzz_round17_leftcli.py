@@ -108,3 +108,43 @@ def test_joint_names_in_another_order_with_a_column_map_say_the_map_cannot_be_ch
     # without a map the file's order is what is said
     with pytest.raises(bp.DataError, match="columns of CSV and NPZ files are read in their order"):
         bp.read_trajectory(path, robot=robot)
+
+
+# --- 4. a bag's foreign warnings go through the user's filters, and the reader is closed in every path ---
+
+def _anchor_twice_bag(tmp_path):
+    from test_fuzz_round13_fdat import ros2_bag
+    bag = tmp_path / "bag"
+    q = ros2_bag(bag)
+    meta = bag / "metadata.yaml"
+    text = meta.read_text()
+    twice = "  ros_distro: &x rosbags\n  custom_data: &x null\n"
+    meta.write_text(text.replace("  custom_data: null\n", "").replace("  ros_distro: rosbags\n", twice))
+    return bag, q
+
+
+@pytest.mark.parametrize("action, category, raised", [("error", Warning, bp.DataError),
+                                                      ("error", bp.DataWarning, bp.DataWarning),
+                                                      ("ignore", Warning, None)])
+def test_a_bags_foreign_warnings_keep_the_users_filters_and_close_the_reader(tmp_path, monkeypatch, action,
+                                                                            category, raised):
+    """_foreign_warnings set 'always' over the user's filters (an ignored warning said anyway); under -W error the
+    DataWarning it re-issued raised after rosbags' reader had opened, and the reader was never closed."""
+    import warnings
+
+    from rosbags.highlevel import AnyReader
+
+    from test_fuzz_round16_fdat import NAMES
+    bag, q = _anchor_twice_bag(tmp_path)
+    opened, closed = [], []
+    monkeypatch.setattr(AnyReader, "open", lambda self, _open=AnyReader.open: opened.append(1) or _open(self))
+    monkeypatch.setattr(AnyReader, "close", lambda self, _close=AnyReader.close: closed.append(1) or _close(self))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action, category)
+        if raised is None:
+            assert np.array_equal(bp.read_trajectory(bag, joints=NAMES).q, q)
+        else:
+            with pytest.raises(raised, match=f"^{bag}: "):
+                bp.read_trajectory(bag, joints=NAMES)
+    assert len(opened) == 1 and len(closed) >= 1          # (rosbags closes a reader it failed to open, too)
+    assert not [w for w in caught if "anchor" in str(w.message)]
