@@ -148,3 +148,22 @@ def test_a_bags_foreign_warnings_keep_the_users_filters_and_close_the_reader(tmp
                 bp.read_trajectory(bag, joints=NAMES)
     assert len(opened) == 1 and len(closed) >= 1          # (rosbags closes a reader it failed to open, too)
     assert not [w for w in caught if "anchor" in str(w.message)]
+
+
+# --- 6. excite --payload --payload-joints beyond the robot's joints is refused ---
+
+def test_payload_joints_beyond_the_robots_joints_are_refused(tmp_path):
+    """--payload-joints 99 on a 3-joint arm was taken as 'all joints' (exit 0); the default 3, a wrist's, still moves
+    every joint of an arm with fewer."""
+    from baseparam.excitation.payload import moving_joints
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5}\n")
+    result = CliRunner().invoke(main, ["excite", str(PLANAR), "--limits", str(limits), "--payload",
+                                       "--payload-joints", "99"])
+    _one_line(result, "--payload-joints: 99 last joints to move, but", "has 3; give at most 3")
+    assert moving_joints(bp.load_robot(PLANAR), 3) == (1, 2, 3)
+    two = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    assert moving_joints(two, 6) == (1, 2, 3, 4, 5, 6)
+    with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move, but UR10e has 6"):
+        moving_joints(two, 7)
