@@ -1222,8 +1222,10 @@ def _mass_bounds(text):
         return None
     if not text.strip():                       # an empty value is no bound: it was taken as none given
         raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
+    from ._validation import comma_list
     out = {}
-    for item in (x for x in text.split(",") if x.strip()):
+    usage = functools.partial(click.BadParameter, param_hint="--mass-bounds")
+    for item in comma_list(text, "K:LO:HI entries, but", error=usage):
         number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently

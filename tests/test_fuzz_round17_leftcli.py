@@ -167,3 +167,40 @@ def test_payload_joints_beyond_the_robots_joints_are_refused(tmp_path):
     assert moving_joints(two, 6) == (1, 2, 3, 4, 5, 6)
     with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move, but UR10e has 6"):
         moving_joints(two, 7)
+
+
+# --- 7. an empty entry of a comma list is refused, in every option taking one (_validation.comma_list) ---
+
+@pytest.mark.parametrize("args, said", [
+    (["find", str(ROOT / "robots" / "puma560.yaml"), "--symbolic", ",a2"], "--symbolic: entry 1 of ',a2' is empty"),
+    (["equations", str(ROOT / "robots" / "puma560.yaml"), "--symbolic", "a2,,d4"],
+     "--symbolic: entry 2 of 'a2,,d4' is empty"),
+    (["export", str(PLANAR), "--lang", "c", "--what", "regressor,,slotine_li"],
+     "--what: entry 2 of 'regressor,,slotine_li' is empty"),
+])
+def test_an_empty_entry_of_a_comma_list_is_refused(tmp_path, monkeypatch, args, said):
+    """find --symbolic ,a2 was taken as 'a2' (the empty name dropped), as --mass-bounds '1:0:2,,2:0:3' dropped its
+    empty entry; export --what said "unknown function ''"."""
+    monkeypatch.chdir(tmp_path)
+    _one_line(CliRunner().invoke(main, args), said)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_comma_lists_of_the_library_share_the_rule(tmp_path):
+    from baseparam._validation import comma_list
+    assert comma_list(" a2, d4 ,", "symbolic") == ["a2", "d4"]        # a separator ending the list is taken
+    for text in (",a1", "a1,,d4", " , ", ""):
+        with pytest.raises(bp.ArgumentError, match="^symbolic: entry [12] of .* is empty$"):
+            comma_list(text, "symbolic")
+    urdf = tmp_path / "arm.urdf"
+    inertial = ('<inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>'
+                '</inertial>')
+    urdf.write_text(f'<robot name="arm"><link name="base"/><link name="l1">{inertial}</link>'
+                    '<joint name="j1" type="continuous"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>'
+                    '</joint></robot>')
+    assert bp.load_robot(urdf, tip="l1,").n_dof == 1
+    with pytest.raises(bp.ArgumentError, match="^tip: entry 1 of ',l1' is empty$"):
+        bp.load_robot(urdf, tip=",l1")
+    from baseparam.projection.symbolic import parse_symbols
+    with pytest.raises(bp.ArgumentError, match="^symbolic: entry 1 of ',a2' is empty$"):
+        parse_symbols(bp.load_robot(ROOT / "robots" / "puma560.yaml"), ",a2")
