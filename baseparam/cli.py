@@ -1290,7 +1290,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         check_checked(checked, lang)
         check_out_dir(out_dir)
         robot = load(robot_file)
-        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir, checked=checked)
@@ -1335,7 +1335,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
-        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)

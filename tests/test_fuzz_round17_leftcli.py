@@ -204,3 +204,23 @@ def test_comma_lists_of_the_library_share_the_rule(tmp_path):
     from baseparam.projection.symbolic import parse_symbols
     with pytest.raises(bp.ArgumentError, match="^symbolic: entry 1 of ',a2' is empty$"):
         parse_symbols(bp.load_robot(ROOT / "robots" / "puma560.yaml"), ",a2")
+
+
+# --- 10. the friction 'auto' refusal of the command line names the file ---
+
+@pytest.mark.parametrize("command", [["export", "--lang", "c"], ["equations"]])
+def test_the_friction_auto_refusal_names_the_file(tmp_path, monkeypatch, command):
+    """export/equations of a description leaving a friction scale 'auto' said "'Arm Two': joints[1]…", the robot's
+    name, where every other refusal of a description names its file."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "arm.yaml"
+    path.write_text("name: Arm Two\nunits: {length: m, angle: deg}\njoints:\n"
+                    "  - {type: revolute, alpha: 0, a: 1, d: 0, friction: true, "
+                    "friction_model: {coulomb: smooth, velocity: auto}}\n  - {type: revolute, alpha: 0, a: 1, d: 0}\n")
+    result = CliRunner().invoke(main, [command[0], "arm.yaml", *command[1:]])
+    _one_line(result, "baseparam: arm.yaml: joints[1].friction_model: the velocity scale is 'auto'",
+              "--friction-model smooth:0.05")
+    assert "Arm Two" not in result.output
+    from baseparam.model.friction import refuse_unresolved
+    with pytest.raises(bp.ArgumentError, match="^'Arm Two': joints\\[1\\]"):     # the library names the object given
+        refuse_unresolved(bp.load_robot(path))
