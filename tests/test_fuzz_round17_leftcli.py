@@ -224,3 +224,30 @@ def test_the_friction_auto_refusal_names_the_file(tmp_path, monkeypatch, command
     from baseparam.model.friction import refuse_unresolved
     with pytest.raises(bp.ArgumentError, match="^'Arm Two': joints\\[1\\]"):     # the library names the object given
         refuse_unresolved(bp.load_robot(path))
+
+
+# --- 5. a floating-base log keeps its joints' names through write_floating_log and back ---
+
+@pytest.mark.parametrize("ext", ["csv", "npz"])
+def test_a_floating_log_keeps_its_joint_names(tmp_path, ext):
+    """write_floating_log dropped the trajectory's joint names: read back, the log had none (and a log in another order
+    than the robot's could not be refused for it)."""
+    from baseparam.identification.floating_logs import read_floating_log, write_floating_log
+    from baseparam.identification.trajectory import robot_joint_names
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    rng = np.random.default_rng(4)
+    n = robot.n_dof
+    q = rng.uniform(-1, 1, (12, n + 7))
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    own = robot_joint_names(robot)
+    log = bp.Trajectory(t=np.arange(12) * 0.01, q=q, qd=rng.uniform(-1, 1, (12, n + 6)),
+                        tau=rng.uniform(-1, 1, (12, n + 6)), floating=True, joint_names=own)
+    path = tmp_path / f"log.{ext}"
+    write_floating_log(path, log)
+    back, _ = read_floating_log(path, robot)
+    assert back.joint_names == tuple(own)
+    np.testing.assert_array_equal(back.q, q)
+    other = [own[1], own[0], *own[2:]]
+    write_floating_log(tmp_path / f"other.{ext}", log, joint_names=other)
+    with pytest.raises(bp.DataError, match="in this order, the robot"):
+        read_floating_log(tmp_path / f"other.{ext}", robot)

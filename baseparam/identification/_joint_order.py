@@ -11,7 +11,8 @@ def check_joint_order(path, source, ext, joints, mapped=False):
     """CSV and NPZ columns are read in the file's order; a file naming the robot's joints (``write_trajectory``:
     a ``# joints:`` comment before the header, a ``joint_names`` member) in another order is refused rather than
     misread. ``mapped``: a column map was given, which takes the columns by position, not by these names (the
-    command line's ``a:b`` in the file's order): the refusal says so rather than "read in their order"."""
+    command line's ``a:b`` in the file's order): the refusal says so rather than "read in their order".
+    Returns the names the file gives (None: none, or a file the reader will refuse itself)."""
     names = None
     if ext == ".npz":
         names = npz_joint_names(path, source)
@@ -21,7 +22,7 @@ def check_joint_order(path, source, ext, joints, mapped=False):
         try:
             names = named_joints(path)
         except OSError:
-            return                               # the reader itself says what is wrong with the file
+            return None                          # the reader itself says what is wrong with the file
     where = "'# joints:' line" if ext != ".npz" else "joint_names member"
     refuse_other_order(source, names, joints, (
         f"the column map takes columns by their position, not by the file's {where}, so it cannot be told which "
@@ -29,3 +30,4 @@ def check_joint_order(path, source, ext, joints, mapped=False):
         f"(read by name); or, with a map that lists each field's columns in the robot's order, leave out the {where}"
         if mapped else "columns of CSV and NPZ files are read in their order (write the file in the robot's order, "
         "or as Parquet or MCAP)"))
+    return names
