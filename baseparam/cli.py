@@ -185,6 +185,8 @@ _KEYWORD = re.compile(rf"(\bfor )?(?<![\w./])(?:({_WHOLE})|({_NAMES})=('[^']*'|\
 _ITEM = re.compile(r"'(\w+)':\s*('[^']*'|[^,}]+)")
 _CLAUSE = re.compile(rf"(^|: )((?:{_NAMES})(?:/(?:{_NAMES}))*)(\[[^\]]*\])?:")
 # (not a part of a path: a log named max_disk.npz, a folder total_mass/, a path shortened to …/imu_frame)
+# a map ({…}: a keyword's value), else a quoted text not a keyword's value (name='x' is translated whole)
+_QUOTED = re.compile(r"(\{[^}]*\})|(?<![=\w])('[^'\n]*'|\"[^\"\n]*\")")
 _SNAKE = re.compile(rf"(?<![\w.\-/\\…])({'|'.join(re.escape(k) for k in FLAGS if '_' in k and '=' not in k)})"
                     r"(?![\w=(/\\]|\.\w)")
 
@@ -201,6 +203,24 @@ def as_flags(message, clauses=True, keep=()):
     if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
         pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
         return "".join(piece if k % 2 else as_flags(piece, clauses) for k, piece in enumerate(pieces))
+    # user data the library quotes (shown(): a link 'max_disk', a tip 'total_mass') is no parameter: each quoted
+    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile
+    quoted = []
+
+    def aside(m):
+        if m.group(1):
+            return m.group(1)
+        quoted.append(m.group(2))
+        return f"\0{len(quoted) - 1}\0"
+
+    message = _QUOTED.sub(aside, message)
+    if quoted:
+        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], _translated(message, clauses))
+    return _translated(message, clauses)
+
+
+def _translated(message, clauses):
+    """:func:`as_flags` of a message whose user data stand aside."""
 
     def keyword(m):
         lead = "with " if m.group(1) else ""

@@ -251,3 +251,20 @@ def test_a_floating_log_keeps_its_joint_names(tmp_path, ext):
     write_floating_log(tmp_path / f"other.{ext}", log, joint_names=other)
     with pytest.raises(bp.DataError, match="in this order, the robot"):
         read_floating_log(tmp_path / f"other.{ext}", robot)
+
+
+# --- 9. user data quoted in a library message are not translated to flags ---
+
+def test_link_names_in_a_refusal_are_not_turned_into_flags(tmp_path):
+    """describe arm.urdf --tip total_mass said "no link named '--total-mass'; links: 'base', '--max-disk'": the
+    library→CLI translation turned the user's link names into flags."""
+    urdf = tmp_path / "t.urdf"
+    inertial = '<inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>'
+    urdf.write_text(f'<robot name="arm"><link name="base"/><link name="max_disk">{inertial}</link><joint name="j1" '
+                    'type="continuous"><parent link="base"/><child link="max_disk"/><axis xyz="0 0 1"/></joint>'
+                    '</robot>')
+    result = CliRunner().invoke(main, ["describe", str(urdf), "--tip", "total_mass"])
+    _one_line(result, "--tip: no link named 'total_mass'; links: 'base', 'max_disk'")
+    from baseparam.cli import as_flags        # keyword values and maps are still the flags' values
+    assert (as_flags("columns={'t': 0, 'current': None}; friction_model='smooth:0.05'; 'max_disk'")
+            == "--columns t=0,current=none; --friction-model smooth:0.05; 'max_disk'")
