@@ -268,3 +268,20 @@ def test_link_names_in_a_refusal_are_not_turned_into_flags(tmp_path):
     from baseparam.cli import as_flags        # keyword values and maps are still the flags' values
     assert (as_flags("columns={'t': 0, 'current': None}; friction_model='smooth:0.05'; 'max_disk'")
             == "--columns t=0,current=none; --friction-model smooth:0.05; 'max_disk'")
+
+
+# --- 8. a known quantity fixing one base parameter holds exactly ---
+
+def test_a_known_zero_holds_exactly():
+    """identify --known SX1=0 gave SX1 = 2.5e-29 ± 3.5e-26 (the SVD's round-off; a known nonzero value's σ was
+    zeroed by a relative test that 0 defeats): now 0 ± 0, as the value known."""
+    from baseparam.identification.floating import identify_floating
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    k = np.arange(1, 7)
+    ex = bp.free_floating_experiment(bp.Model(robot), np.linspace(0, 10, 201),
+                                     lambda t, q, qd: 3 * np.sin(0.5 * k * t + k) + 2 * np.sin(0.43 * k * t),
+                                     noise=bp.SensorNoise(tau=0.05, qd=0.002, seed=1), twist_noise=0.0005, seed=1)
+    for value in (0.0, 0.3):
+        result = identify_floating(robot, ex.log, route="torques", known={"SX1": value})
+        i = list(result.names).index("SX1")
+        assert result.values[i] == value and result.std[i] == 0.0
