@@ -52,7 +52,7 @@ def test_still_duration_0_refuses_a_coarsely_sampled_log_of_motion(tmp_path):
 def test_still_duration_0_takes_tables_of_random_poses():
     """Poses chosen independently (uniform, as suggest_static_poses' or a user's) one row each are still taken."""
     from baseparam.identification.payload_static import still_poses
-    for seed in range(20):
+    for seed in range(4):
         poses = np.random.default_rng(seed).uniform(-2, 2, (500, 6))
         q = still_poses(bp.Trajectory(t=np.arange(500.0), q=poses, tau=0 * poses), min_duration=0)[0]
         assert np.array_equal(q, poses)
@@ -173,8 +173,7 @@ def test_payload_joints_beyond_the_robots_joints_are_refused(tmp_path):
 
 @pytest.mark.parametrize("args, said", [
     (["find", str(ROOT / "robots" / "puma560.yaml"), "--symbolic", ",a2"], "--symbolic: entry 1 of ',a2' is empty"),
-    (["equations", str(ROOT / "robots" / "puma560.yaml"), "--symbolic", "a2,,d4"],
-     "--symbolic: entry 2 of 'a2,,d4' is empty"),
+    (["equations", str(PLANAR), "--symbolic", "a1,,a2"], "--symbolic: entry 2 of 'a1,,a2' is empty"),
     (["export", str(PLANAR), "--lang", "c", "--what", "regressor,,slotine_li"],
      "--what: entry 2 of 'regressor,,slotine_li' is empty"),
 ])
@@ -278,7 +277,7 @@ def test_a_known_zero_holds_exactly():
     from baseparam.identification.floating import identify_floating
     robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
     k = np.arange(1, 7)
-    ex = bp.free_floating_experiment(bp.Model(robot), np.linspace(0, 10, 201),
+    ex = bp.free_floating_experiment(bp.Model(robot), np.linspace(0, 5, 101),
                                      lambda t, q, qd: 3 * np.sin(0.5 * k * t + k) + 2 * np.sin(0.43 * k * t),
                                      noise=bp.SensorNoise(tau=0.05, qd=0.002, seed=1), twist_noise=0.0005, seed=1)
     for value in (0.0, 0.3):
