@@ -1,7 +1,10 @@
 """The order of the joints a CSV or NPZ log names, against the robot's: shared by the fixed- and floating-base
-readers (:mod:`~baseparam.identification.trajectory`, :mod:`~baseparam.identification.floating_logs`)."""
+readers (:mod:`~baseparam.identification.trajectory`, :mod:`~baseparam.identification.floating_logs`), and the
+names their writers may write."""
 from __future__ import annotations
 
+from .._checks import shown
+from ..errors import ArgumentError
 from ._arrays import npz_joint_names
 from ._columns import refuse_other_order
 from ._text import named_joints
@@ -30,4 +33,17 @@ def check_joint_order(path, source, ext, joints, mapped=False):
         f"(read by name); or, with a map that lists each field's columns in the robot's order, leave out the {where}"
         if mapped else "columns of CSV and NPZ files are read in their order (write the file in the robot's order, "
         "or as Parquet or MCAP)"))
+    return names
+
+
+def written_names(names, n, ext):
+    """``names`` (a list) when a file of extension ``ext`` can hold them as ``n`` joints' names, else ArgumentError:
+    the fixed- and floating-base writers' one check."""
+    if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
+        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {shown(names)}")
+    # a name goes into the file's header (CSV: '# joints: a, b'), which the readers split at newlines and commas
+    bad = next((x for x in names if not x.isprintable() or (ext == ".csv" and "," in x)), None)
+    if bad is not None:
+        raise ArgumentError(f"joint_names: {shown(bad)}: a joint name is written in the file's header: printable "
+                            f"characters{', no comma' if ext == '.csv' else ''}")
     return names
