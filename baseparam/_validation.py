@@ -53,6 +53,19 @@ def check_names(value, name: str, *, allow_none=True):
     raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
 
+def comma_list(text: str, name: str, *, error=ArgumentError):
+    """The entries of a comma list (``'a2,d4'``), stripped: the one parser of every option taking one. An empty entry
+    is refused (``',a1'``, ``'a1,,d4'``: dropped, a slip went unseen, and a list of values moved to other items); a
+    separator ending the list (``'a1,'``, as a script joining names writes it) is taken, as the command line's
+    number lists take it."""
+    entries = [entry.strip() for entry in text.split(",")]
+    if len(entries) > 1 and not entries[-1]:
+        entries.pop()
+    if "" in entries:
+        raise error(f"{name}: entry {entries.index('') + 1} of {shown(text)} is empty")
+    return entries
+
+
 def check_number(value, name: str, *, low=None, high=None, strict=False, integer=False, expected=None,
                  error=ArgumentError):
     """A finite real number (``integer``: a whole number) within [low, high] (``strict``: low excluded).
@@ -549,6 +562,6 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "c
            "check_input", "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory",
            "check_mimic", "check_names", "check_number", "check_option", "check_parameter_range",
            "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_real_array", "check_robot",
-           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states", "float_fields",
-           "is_real", "is_whole", "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings",
-           "refuse_special", "shown", "unit_quaternions"]
+           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states", "comma_list",
+           "float_fields", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
+           "reduce_read_only_mappings", "refuse_special", "shown", "unit_quaternions"]

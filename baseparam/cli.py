@@ -205,6 +205,10 @@ def _patterns():
     return keyword, clause, snake
 
 
+# a map ({…}: a keyword's value), else a quoted text not a keyword's value (name='x' is translated whole)
+_QUOTED = re.compile(r"(\{[^}]*\})|(?<![=\w])('[^'\n]*'|\"[^\"\n]*\")")
+
+
 def as_flags(message, clauses=True, keep=()):
     """A library message (or text) with the library's parameter names as the CLI's flags (:data:`FLAGS`).
 
@@ -217,6 +221,24 @@ def as_flags(message, clauses=True, keep=()):
     if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
         pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
         return "".join(piece if k % 2 else as_flags(piece, clauses) for k, piece in enumerate(pieces))
+    # user data the library quotes (shown(): a link 'max_disk', a tip 'total_mass') is no parameter: each quoted
+    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile
+    quoted = []
+
+    def aside(m):
+        if m.group(1):
+            return m.group(1)
+        quoted.append(m.group(2))
+        return f"\0{len(quoted) - 1}\0"
+
+    message = _QUOTED.sub(aside, message)
+    if quoted:
+        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], _translated(message, clauses))
+    return _translated(message, clauses)
+
+
+def _translated(message, clauses):
+    """:func:`as_flags` of a message whose user data stand aside."""
 
     def keyword(m):
         lead = "with " if m.group(1) else ""
@@ -261,14 +283,22 @@ def _refuse_given(names, why):
 
 
 # Outputs whose name must say what they are (other outputs take any name): equations --python writes a module, which
-# Python imports from a .py name only; payload --robot-out writes the format its extension names.
+# Python imports from a .py name only; payload --robot-out writes the format its extension names. Each is matched
+# as the file's reader matches it: Python imports '.py' alone (X.PY is no module, even on a case-blind disk),
+# load_robot reads any case ('.URDF' is URDF): the flags of _CASE_SENSITIVE are compared as written.
 _SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
+_CASE_SENSITIVE = {"--python"}
+# What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
+# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot).
+_EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
+                      ".yaml": "YAML", ".yml": "YAML"}
 
 
-def _check_outputs(inputs, outputs, not_stdout=None):
+def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
-    output, '-' for an output that cannot go to stdout, and a name without the extension :data:`_SUFFIXES` asks
-    for (:func:`_writable` checks the outputs' folders).
+    output, '-' for an output that cannot go to stdout, a name without the extension :data:`_SUFFIXES` asks for,
+    and a name whose extension says another format than the output's (:data:`_EXTENSION_FORMATS`; :func:`_writable`
+    checks the outputs' folders).
 
     Parameters
     ----------
@@ -276,6 +306,9 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     outputs : list of (flag, path or None)
     not_stdout : dict of str → str, optional
         Flag → what the refusal of '-' for it says.
+    writes : dict of str → (str, str), optional
+        Flag → the format it writes and the extension a refusal suggests, when its name may have any extension but
+        another format's ('--yaml' is YAML in every command).
     """
     import stat
 
@@ -305,21 +338,24 @@ def _check_outputs(inputs, outputs, not_stdout=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
-        if flag == "--yaml" and out and out.lower().endswith(".urdf"):    # as load_robot's is_urdf tells them
-            _fail(f"{out}: --yaml writes a YAML description, which a .urdf name would have read as URDF (and "
-                  "refused); give a .yaml name", 2)
     from ._atomic import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
         except StorageError as exc:
             _fail(str(exc), 2)
+    writes = {"--yaml": ("YAML", ".yaml"), **(writes or {})}
     for flag, out in named:  # after: a name ending in '/' is a folder's, whatever its extension
         suffixes = _SUFFIXES.get(flag, ())
-        if suffixes and not out.lower().endswith(suffixes):
-            ext = os.path.splitext(out)[1]
+        ext = os.path.splitext(out)[1]
+        if suffixes and not (out if flag in _CASE_SENSITIVE else out.lower()).endswith(suffixes):
             names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
             _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
+        said = _EXTENSION_FORMATS.get(ext.lower())
+        if flag in writes and said not in (None, writes[flag][0]):
+            what, suggested = writes[flag]
+            _fail(f"{flag}: {out}: writes {what}, and a {ext!r} name says {said} (a reader would take it for "
+                  f"{said}); give a {suggested} name", 2)
 
 
 def _stopped(message, status):
@@ -1256,8 +1292,10 @@ def _mass_bounds(text):
         return None
     if not text.strip():                       # an empty value is no bound: it was taken as none given
         raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
+    from ._validation import comma_list
     out = {}
-    for item in (x for x in text.split(",") if x.strip()):
+    usage = functools.partial(click.BadParameter, param_hint="--mass-bounds")
+    for item in comma_list(text, "K:LO:HI entries, but", error=usage):
         number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
@@ -1322,7 +1360,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         check_checked(checked, lang)
         check_out_dir(out_dir)
         robot = load(robot_file)
-        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         result = write(base, lang, functions, prefix, out_dir, checked=checked)
@@ -1358,7 +1396,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     # before minutes of work; '-' for --out or --python would be a file named '-' (the Markdown goes to stdout anyway)
     stdout = "give a file name ('-' is stdout for --json only; without --out the Markdown goes to stdout)"
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
-                   {"--out": stdout, "--python": stdout})
+                   {"--out": stdout, "--python": stdout}, writes={"--out": ("Markdown", ".md")})
     _writable([text_out, python_out, json_out])
     from .codegen.equations import equations as closed_form
     from .dynamics.printing import EXPORTED
@@ -1367,7 +1405,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     progress = _Progress("projecting")
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
-        refuse_unresolved(robot, **EXPORTED)       # a friction scale left 'auto': before the projection's work
+        refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)

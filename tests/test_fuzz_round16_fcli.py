@@ -47,14 +47,15 @@ def _no_projection(*args, **kwargs):
 # flag, after the whole projection (excite said the same problem naming the robot and --friction-model). One
 # message now (model.friction.refuse_unresolved), before the projection.
 @pytest.mark.parametrize("command", [["equations"], ["export", "--lang", "python", "--out", "code"]])
-def test_a_friction_scale_left_auto_in_written_code_is_refused_naming_robot_and_flag_before_the_work(
+def test_a_friction_scale_left_auto_in_written_code_is_refused_naming_file_and_flag_before_the_work(
         tmp_path, monkeypatch, command):
     import baseparam.projection.base_set as base_set
     monkeypatch.setattr(base_set, "find_base_parameters", _no_projection)
     monkeypatch.chdir(tmp_path)
     name, *options = command
     result = _run(name, PLANAR, "--friction", "--friction-model", "smooth", *options)
-    one_line(result, "Planar RRR", "joints[1].friction_model", "velocity scale is 'auto'", "--friction-model smooth:")
+    one_line(result, "planar_rrr.yaml: ", "joints[1].friction_model", "velocity scale is 'auto'",
+             "--friction-model smooth:")
     assert list(tmp_path.iterdir()) == []
 
 

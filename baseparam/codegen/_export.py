@@ -30,7 +30,7 @@ from types import MappingProxyType
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
-                           check_path, reduce_read_only_mappings)
+                           check_path, comma_list, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -95,7 +95,7 @@ def parse_what(text):
     """
     check_instance(text, "what", (str, list, tuple), "function names (a str or a sequence of str)")
     names = []
-    for part in (text.split(",") if isinstance(text, str) else text):
+    for part in (comma_list(text, "what", error=ExportError) if isinstance(text, str) else text):
         name = str(part).strip().replace("-", "_")
         if name not in FUNCTIONS:
             raise ExportError(f"what: unknown function {shown(str(part).strip())}; expected {', '.join(FUNCTIONS)}")

@@ -31,6 +31,7 @@ from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
+from .payload import PAYLOAD_JOINTS
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
 from .fourier import FourierSeries, Samples
@@ -46,7 +47,6 @@ MAX_TIME_BUDGET = 1e9
 DENSE = 10                         # torque is checked at this many times the output rate
 POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
 SEARCH_COPIES = 6                  # a search process's memory, in sizes of the constraints' Jacobian
-PAYLOAD_JOINTS = 3                 # the last joints a payload design moves, by default (a wrist's)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
 from .limits import position_range
 
+PAYLOAD_JOINTS = 3                 # the last joints a payload design moves, by default (a wrist's)
+
 RANK_TOLERANCE = 1e-9
 RANK_SAMPLES = 200
 WEIGHT_ROUND_OFF = 1e-9          # relative weights below this are taken as zero
@@ -127,10 +129,15 @@ def held_pose(robot, limits, pose=None):
 
 
 def moving_joints(robot, joints):
-    """The 1-based joints that move: the last ``joints`` of the robot (all of them if fewer)."""
+    """The 1-based joints that move: the last ``joints`` of the robot. More joints than the robot has are refused
+    (``payload_joints=99`` was taken as "all"), but for the default (:data:`PAYLOAD_JOINTS`, a wrist's three), which
+    moves every joint of a robot with fewer."""
     n = robot.n_dof
     if not is_whole(joints) or joints < 1:
         raise ArgumentError(f"payload_joints: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
+    if joints > n and joints != PAYLOAD_JOINTS:
+        raise ArgumentError(f"payload_joints: {int(joints)} last joints to move, but {robot.name} has {n}; give at "
+                            f"most {n} ({n}: every joint)")
     return tuple(range(max(1, n - int(joints) + 1), n + 1))
 
 

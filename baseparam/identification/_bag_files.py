@@ -476,11 +476,15 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
     if os.path.isfile(path):
         index = _check_ros1_chunks(path, source)       # before rosbags decompresses them, unbounded
     _name_rosbags_unpacking()
+    reader, caught = None, []
     try:
-        with _foreign_warnings(source):
+        with _foreign_warnings(caught):
             reader = AnyReader([Path(path)])
             reader.open()
     except Exception as exc:            # rosbags raises its own error types (and OSError, KeyError …)
+        if reader is not None:          # opened in part (a warning made an error by the user's filters: -W error)
+            with contextlib.suppress(Exception):
+                reader.close()
         # a ROS 1 bag whose index is missing or cut (a recording stopped uncleanly, a partial copy) still
         # holds its chunks: they are read in file order, and the missing index is the problem reported
         scanned = _scan_ros1(path, source, named, types, _one_line(exc)) if os.path.isfile(path) else None
@@ -488,6 +492,7 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
             return scanned
         raise DataError(f"{source}: cannot read as a ROS bag: {_one_line(exc)}") from None
     try:
+        _reissue(source, caught)        # may raise (the user's filters: -W error): the reader is closed below
         wanted = [c for c in reader.connections if _wanted(c.msgtype, c.topic, named, types)]
         by_topic = {}
         for c in reader.connections:
@@ -520,13 +525,19 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
 
 
 @contextlib.contextmanager
-def _foreign_warnings(source):
-    """The warnings rosbags and its YAML reader give while a bag opens, each re-issued as one DataWarning line naming
-    the bag (``source``): ruamel.yaml's ReusedAnchorWarning of a metadata.yaml whose anchor is defined twice spanned 8
-    lines of a message naming "<unicode string>" on the command line's stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+def _foreign_warnings(caught):
+    """Collect into ``caught`` the warnings rosbags and its YAML reader give while a bag opens, through the user's
+    own filters (an ignored warning is not collected; under ``-W error`` it raises where it is given, an error of
+    the bag's reading); :func:`_reissue` says them."""
+    with warnings.catch_warnings(record=True) as found:
         yield
+    caught.extend(found)
+
+
+def _reissue(source, caught):
+    """Each warning :func:`_foreign_warnings` collected as one DataWarning line naming the bag (``source``):
+    ruamel.yaml's ReusedAnchorWarning of a metadata.yaml whose anchor is defined twice spanned 8 lines of a message
+    naming "<unicode string>" on the command line's stderr."""
     for found in caught:
         # a library's own deprecations are for its callers' authors, hidden by Python's default filters: not the bag's
         if not issubclass(found.category, (DeprecationWarning, PendingDeprecationWarning, ImportWarning,

@@ -49,7 +49,7 @@ from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, decode_rows
 from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
-from .._validation import check_option
+from .._validation import check_option, comma_list
 from ._record import CLOCKS, MAX_VALUES, _one_line
 from ._rows import _finish, _Table, _time_problems
 
@@ -198,7 +198,7 @@ def _choose_topics(raw, topic, source):
             raise DataError(f"{source}: several JointState topics ({shown_names(sorted(found))}); choose with topic= "
                             "(several: 'a,b')")
         return found
-    chosen = [t.strip() for t in topic.split(",")] if isinstance(topic, str) else list(topic)
+    chosen = comma_list(topic, "topic", error=DataError) if isinstance(topic, str) else list(topic)
     for t in chosen:
         if t not in raw:
             raise DataError(f"{source}: topic {printable(t) if t else repr(t)}: not in the bag (it has "   # '' shown

@@ -31,7 +31,7 @@ def read_log(path, robot=None, /, **options):
     names, logged = robot_joint_names(robot), list(item.joint_names or ())
     ext = os.path.splitext(os.fsdecode(path))[1].lower()
     if ext in ORDERED_EXTENSIONS:      # their readers keep no names: the file's own, checked as robot= does
-        check_joint_order(path, printable(os.fsdecode(path)), ext, names)
+        check_joint_order(path, printable(os.fsdecode(path)), ext, names, mapped=options.get("columns") is not None)
     elif logged and logged != names and set(names) <= set(logged):
         item = read_trajectory(path, robot=robot, **options)
     return item

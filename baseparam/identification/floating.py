@@ -437,6 +437,14 @@ def _constrained_lstsq(A, y, G, g):
         _, s, Vt = np.linalg.svd(G)
         k = int((s > 1e-12 * s.max()).sum())
         Z = Vt[k:].T
+        # a constraint fixing one coordinate alone (known={'SX1': 0} of a base parameter) holds exactly, not to the
+        # SVD's round-off: its value set, its row of Z zero (known 0: 2.5e-29 with σ 3.5e-26 — its σ not even the
+        # 0 that the relative test of a known value's gives)
+        for row, value in zip(G, g):
+            alone = np.abs(row) > 1e-12 * np.abs(row).max()
+            if alone.sum() == 1:
+                i = int(np.argmax(alone))
+                theta_p[i], Z[i] = value / row[i], 0.0
         AZ, b = A @ Z, y - A @ theta_p
     else:
         theta_p, Z, k = np.zeros(r), np.eye(r), 0
@@ -929,7 +937,9 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     E, pivots, source = route_combinations(robot, route, base=base)
     C, c_values, labels = _known_rows(known, names)
     # a known quantity must be one the route sees: a combination of E's rows
-    G = np.linalg.lstsq(E.T, C.T, rcond=None)[0].T if len(C) else np.zeros((0, len(E)))
+    # γ E = c with E[:, pivots] = I: γ = c[pivots] exactly (a least-squares γ carried round-off: known={'SX1': 0.3}
+    # held as 0.29999999999999993), checked over all of c below
+    G = C[:, pivots] if len(C) else np.zeros((0, len(E)))
     for label, c, gamma in zip(labels, C, G):
         if np.abs(gamma @ E - c).max() > 1e-8 * max(np.abs(c).max(), 1.0):
             raise SettingsError(f"known: the {route} route does not see {shown(label)} (it cannot fix the scale)")

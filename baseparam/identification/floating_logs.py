@@ -23,7 +23,7 @@ import numpy as np
 from .._atomic import atomic_path
 from .._checks import check_flag, check_input, check_instance, check_path, counted, read_bounded, shown
 from .._numbers import real_array
-from .._validation import ABSURD, check_number, check_robot
+from .._validation import ABSURD, check_names, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
@@ -116,7 +116,7 @@ def read_floating_log(path, robot, n_contacts=0):
         # a joint_names member (the fixed-base NPZ's) naming the robot's joints in another order: refused, as there
         from ..model.robot import joint_names
         from ._joint_order import check_joint_order
-        check_joint_order(path, label, ".npz", joint_names(robot.joints))
+        names = check_joint_order(path, label, ".npz", joint_names(robot.joints))
         arrays = {k: data.get(k) for k in ("t", "q", "qd", "qdd", "tau")}
         wrenches = None
         if n_contacts:
@@ -126,7 +126,7 @@ def read_floating_log(path, robot, n_contacts=0):
             if wrenches.ndim != 3 or wrenches.shape[1:] != (n_contacts, 6):
                 raise DataError(f"{label}: wrenches: expected shape (S, {n_contacts}, 6), got {wrenches.shape}")
     elif ext == ".csv":
-        lines, ends_with_newline, data_idx, header_line, header = _csv_lines(path, label, robot)
+        lines, ends_with_newline, data_idx, header_line, header, names = _csv_lines(path, label, robot)
         for name in fields["q"] + fields["qd"] + wrench_columns:
             if name not in header:
                 raise DataError(f"{label}: no column {shown(name)} (floating base: q1…q{robot.n_dof + 7}, "
@@ -174,14 +174,16 @@ def read_floating_log(path, robot, n_contacts=0):
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
         raise DataError(f"{label}: {at(row)}: wrenches: not a finite number")
+    # the joints' names the file gives (write_floating_log writes them), kept as the fixed-base readers keep them
+    named = names is not None and len(names) == robot.n_dof
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
-                      source=path, floating=True)
+                      source=path, floating=True, joint_names=tuple(names) if named else ())
     if wrenches is not None and len(wrenches) != traj.n_samples:
         raise DataError(f"{label}: wrenches: {len(wrenches)} rows for {counted(traj.n_samples, 'samples')}")
     return traj, wrenches
 
 
-def write_floating_log(path, trajectory, wrenches=None):
+def write_floating_log(path, trajectory, wrenches=None, joint_names=None):
     """Write a floating-base log (``.csv`` or ``.npz``, module notes) atomically.
 
     Parameters
@@ -190,6 +192,9 @@ def write_floating_log(path, trajectory, wrenches=None):
     trajectory : Trajectory
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
     wrenches : array_like, shape (S, C, 6), optional
+    joint_names : sequence of n_dof str, optional
+        Default: ``trajectory.joint_names``. Written as the fixed-base writer writes them (a ``# joints:`` line, a
+        ``joint_names`` member), read back by :func:`read_floating_log` (they were dropped).
     """
     path = check_path(path)
     if not getattr(trajectory, "floating", False):
@@ -203,10 +208,17 @@ def write_floating_log(path, trajectory, wrenches=None):
         raise SettingsError("wrenches: NaN or inf")
     arrays = {k: np.asarray(v, dtype=float) for k, v in {"t": trajectory.t, **_present(trajectory)}.items()}
     ext = os.path.splitext(path)[1].lower()
+    names = joint_names if joint_names is not None else (trajectory.joint_names or None)
+    if names is not None and ext in (".csv", ".npz"):       # another extension: refused below, in its words
+        from ._joint_order import written_names
+        names = written_names(list(check_names(list(names) if isinstance(names, tuple) else names, "joint_names")),
+                              n_dof, ext)
     with atomic_path(path) as tmp:
         if ext == ".npz":
             if w is not None:
                 arrays["wrenches"] = w
+            if names is not None:
+                arrays["joint_names"] = np.array(names)
             with open(tmp, "wb") as f:
                 np.savez(f, **arrays)
         elif ext == ".csv":
@@ -216,7 +228,9 @@ def write_floating_log(path, trajectory, wrenches=None):
             if w is not None:
                 blocks.append(w.reshape(len(w), -1))
             # repr precision: the file reads back bit for bit
-            np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=",".join(header), comments="", fmt="%.17g")
+            named = "" if names is None else f"# joints: {', '.join(names)}\n"
+            np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=named + ",".join(header), comments="",
+                       fmt="%.17g")
         else:
             raise SettingsError("path: a floating-base log is .csv or .npz, not "
                                 f"{shown(ext) if ext else 'a file without extension'}")
@@ -259,8 +273,9 @@ def _npz_arrays(path, label):
 
 
 def _csv_lines(path, label, robot):
-    """A CSV log's lines, whether it ends with a newline, the indices of its data lines, and its header line's index
-    and names: read as the fixed-base reader reads its text (bounded in size and line length; a byte-order mark or
+    """A CSV log's lines, whether it ends with a newline, the indices of its data lines, its header line's index
+    and names, and the joints' names of its ``# joints:`` line (or None): read as the fixed-base reader reads its
+    text (bounded in size and line length; a byte-order mark or
     UTF-16; blank and ``#`` comment lines skipped, a ``# joints:`` line checked against the robot's joints; the header
     the first line, or np.savetxt's ``# t,q1,…`` comment above the numbers: :func:`~._text.text_lines`)."""
     from ..model.robot import joint_names
@@ -279,10 +294,10 @@ def _csv_lines(path, label, robot):
                         f"q1…q{robot.n_dof + 7}, qd1…, qdd1…, tau1…, w1_fx…)")
     if len(set(header)) != len(header):
         raise DataError(f"{label}: line {at + 1}: a column is named twice")
-    check_joint_order(path, label, ".csv", joint_names(robot.joints))
+    names = check_joint_order(path, label, ".csv", joint_names(robot.joints))
     if data_idx[-1] <= at:      # the fixed-base reader's words; numpy's UserWarning and 'only 0 samples' before
         raise DataError(f"{label}: no data lines after the header (line {at + 1})")
-    return lines, ends_with_newline, data_idx, at, header
+    return lines, ends_with_newline, data_idx, at, header, names
 
 
 def _csv_table(lines, idx, ends_with_newline, header, label):
@@ -521,7 +536,7 @@ def write_floating(trajectory, path, names, topic="/joint_states", base_topic="/
     _refuse_imu_base(trajectory)
     ext = os.path.splitext(os.fspath(path))[1].lower()
     if ext in (".csv", ".npz"):
-        return write_floating_log(path, trajectory, trajectory.wrenches)
+        return write_floating_log(path, trajectory, trajectory.wrenches, names)
     if ext == ".parquet":
         return _write_floating_parquet(trajectory, path, names)
     return _write_floating_mcap(trajectory, path, names, topic, base_topic)

@@ -211,7 +211,7 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         from ._parquet import read_parquet
         return read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints)
     if ext in ORDERED_EXTENSIONS and joints is not None:
-        check_joint_order(path, source, ext, joints)
+        check_joint_order(path, source, ext, joints, mapped=columns is not None)
     if ext in (".csv", ".txt"):
         return _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter)
     if ext == ".npz":

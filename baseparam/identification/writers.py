@@ -87,13 +87,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     n = trajectory.n_dof
     names = list(joint_names if joint_names is not None else trajectory.joint_names or
                  [f"joint{k}" for k in range(1, n + 1)])
-    if len(names) != n or not all(isinstance(x, str) and x for x in names) or len(set(names)) != n:
-        raise ArgumentError(f"joint_names: expected {n} distinct non-empty names, got {shown(names)}")
-    # a name goes into the file's header (CSV: '# joints: a, b'), which the readers split at newlines and commas
-    bad = next((x for x in names if not x.isprintable() or (ext == ".csv" and "," in x)), None)
-    if bad is not None:
-        raise ArgumentError(f"joint_names: {shown(bad)}: a joint name is written in the file's header: printable "
-                            f"characters{', no comma' if ext == '.csv' else ''}")
+    from ._joint_order import written_names
+    written_names(names, n, ext)
     if trajectory.floating:        # docs/formats.md, "Floating-base logs"
         from .floating_logs import write_floating
         write_floating(trajectory, path, names, topic, base_topic)

@@ -20,6 +20,7 @@ whose torque sensor sees no Coulomb friction declares ``[true, false, true]``.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from .._checks import require_robot_below, shown
 from .._warnings import warn
-from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError
+from ..errors import ArgumentError, DescriptionWarning, RobotDescriptionError, printable
 from .._memory import check_memory
 from .._numbers import check_state_values, is_real, plain_float, real_array
 
@@ -278,15 +279,17 @@ def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):
     return coulomb, stribeck
 
 
-def refuse_unresolved(robot, *, error=ArgumentError, purpose="to evaluate the friction without data"):
-    """Raise ``error`` naming the robot and the first joint whose friction model leaves a scale ``'auto'`` (which
-    identification chooses from training data), if any: evaluating or exporting the friction needs the number.
-    One message for every caller (``purpose`` says what the number is for), in the parameter's words, which the
-    command line shows as ``--friction-model``."""
+def refuse_unresolved(robot, *, error=ArgumentError, purpose="to evaluate the friction without data", label=None):
+    """Raise ``error`` naming the robot (``label``, the file it was read from, when the caller knows it: the command
+    line) and the first joint whose friction model leaves a scale ``'auto'`` (which identification chooses from
+    training data), if any: evaluating or exporting the friction needs the number. One message for every caller
+    (``purpose`` says what the number is for), in the parameter's words, which the command line shows as
+    ``--friction-model``."""
     for k, joint in enumerate(robot.joints):
         model = joint.friction_model
         if model is not None and model.unresolved:
-            raise error(f"{shown(robot.name)}: joints[{k + 1}].friction_model: the {' and '.join(model.unresolved)} "
+            raise error(f"{shown(robot.name) if label is None else printable(os.fsdecode(label))}: "
+                        f"joints[{k + 1}].friction_model: the {' and '.join(model.unresolved)} "
                         f"scale is 'auto', which identification chooses from training data; give the number "
                         f"{purpose}, e.g. friction_model='{_with_numbers(model)}'")
 

@@ -30,7 +30,8 @@ from typing import Optional
 import numpy as np
 
 from .._checks import counted, not_utf8, shown
-from .._validation import check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic
+from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
+                           comma_list)
 from .._warnings import warn
 from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarning,
                       RobotDescriptionError, RoundOffWarning, printable)
@@ -540,7 +541,7 @@ def _kept_links(base, tip, links, joints, children, problems):
     below = _below([base], children)
     if tip is None:
         return below
-    tips = [t.strip() for t in tip.split(",")] if isinstance(tip, str) else [str(t) for t in tip]
+    tips = comma_list(tip, "tip") if isinstance(tip, str) else [str(t) for t in tip]
     parent_of = {j.child: j.parent for j in joints}
     keep = set()
     for name in tips:

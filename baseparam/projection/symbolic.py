@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .._numbers import is_real, is_whole
-from .._validation import check_instance, check_names, check_number, check_seed, shown
+from .._validation import check_instance, check_names, check_number, check_seed, comma_list, shown
 from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, base_index, format_number, join_groups, regrouping_lines
@@ -294,7 +294,7 @@ def parse_symbols(robot, symbolic):
         raise ArgumentError("symbolic: needs a DH description (a URDF's lengths are not DH columns)")
     fields = _length_fields(robot)
     if isinstance(symbolic, str):
-        symbolic = [s.strip() for s in symbolic.split(",") if s.strip()]
+        symbolic = comma_list(symbolic, "symbolic")
     if not isinstance(symbolic, (list, tuple)) or not all(isinstance(s, str) for s in symbolic):
         # True, a number, a set (no order): a wrong type, said here rather than by list() or sorted()
         raise ArgumentTypeError(f"symbolic: expected a comma list or sequence of DH length names (a2, d4, …) "
