@@ -106,7 +106,7 @@ def test_joint_names_in_another_order_with_a_column_map_say_the_map_cannot_be_ch
     with pytest.raises(bp.DataError, match="takes columns by their position"):
         bp.read_trajectory(path, robot=robot, columns={"t": 0, "q": [2, 1, 3], "tau": [5, 4, 6]})
     # without a map the file's order is what is said
-    with pytest.raises(bp.DataError, match="columns of CSV and NPZ files are read in their order"):
+    with pytest.raises(bp.DataError, match="columns of CSV, NPZ and HDF5 files are read in their order"):
         bp.read_trajectory(path, robot=robot)
 
 
