@@ -12,7 +12,13 @@
   identified scales, and no Coulomb term;
 * ``--speed``: 100 000 samples of the 7-DOF LWR4+ (its measured trajectory 3, repeated): the time
   to reduce the stacked base regressor (the streamed Grams of the folds: the "QR"), to solve the LMI
-  fit, and to choose the CAD prior's weight (8 weights × 5 folds), beside the OLS fit's time.
+  fit, and to choose the CAD prior's weight (8 weights × 5 folds), beside the OLS fit's time;
+* ``--reuse``: repeated fits of one robot (as a bootstrap, a cross-validation or a multi-start does),
+  here the three measured LWR4+ logs and the three UR10e 12/14-harmonic logs, two rounds each, without
+  prior, with the CAD prior at a given weight and with the weight chosen: CPU time per fit when each fit
+  compiles its own cvxpy program (a new robot object: what every fit did before the programs were kept)
+  against fits of the same robot object, which compile it once (the first fit) and then only re-solve
+  (cvxpy DPP parameters), in one process, alternated; and that both give the same numbers.
 """
 from __future__ import annotations
 
@@ -138,16 +144,58 @@ def speed():
               f"{reduce_t + solve_t:.2f} s{extra}")
 
 
+def reuse():
+    import dataclasses
+
+    from baseparam._blas import single_threaded
+    from baseparam.identification._consistent import consistent_fit
+    from baseparam.identification._least_squares import accumulate, least_squares
+    print("repeated consistent fits of one robot: CPU s per fit, a new program each fit vs the robot's kept one")
+    ur_logs = ("ur-20_02_12-50sec_12harm.csv", "ur-20_02_12-40sec_12harm.csv", "ur-20_02_19_14harm50sec.csv")
+    cases = [("KUKA LWR4+", "kuka_lwr4.yaml", [kuka(f"measurements_{i}.npz") for i in (1, 2, 3)]),
+             ("UR10e", "ur10e.yaml", [ur(name) for name in ur_logs])]
+    for name, file, logs in cases:
+        robot = bp.load_robot(ROOT / "robots" / file)
+        base = bp.find_base_parameters(robot)
+        data = []
+        for log in logs:
+            processed = bp.preprocess(log)
+            normal, effective, factors = accumulate(base, [processed], 1, folds=5)
+            data.append((factors, least_squares(normal, "wls", effective)))
+        for label, options in (("no prior", dict(prior="none")),
+                               ("CAD prior, weight 0.1", dict(prior="cad", prior_weight=0.1)),
+                               ("CAD prior, weight chosen", dict(prior="cad"))):
+            kept = dataclasses.replace(base, robot=dataclasses.replace(robot))      # its own, empty cache
+            cpu = {"new": [], "kept": []}
+            worst = 0.0
+            for _ in range(2):
+                for factors, fit in data:
+                    results = {}
+                    for way in ("new", "kept"):
+                        one = kept if way == "kept" else dataclasses.replace(base, robot=dataclasses.replace(robot))
+                        with single_threaded():
+                            start = time.process_time()
+                            results[way] = consistent_fit(one, factors, fit.weights, std=fit.std, **options)
+                            cpu[way].append(time.process_time() - start)
+                    a, b = results["new"].x, results["kept"].x
+                    worst = max(worst, float(np.max(np.abs(a - b)) / np.max(np.abs(a))))
+            new, old = np.mean(cpu["kept"][1:]), np.mean(cpu["new"])
+            print(f"{name:<11} {label:<25} {len(cpu['new'])} fits: new program {old:.3f} s, kept program "
+                  f"{new:.3f} s after a first of {cpu['kept'][0]:.3f} s: ratio {new / old:.2f}; "
+                  f"largest difference {worst:.1e} of max|x|")
+
+
 def main():
     print(scope_line(SCOPE))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", action="store_true")
     parser.add_argument("--friction", action="store_true")
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args()
-    everything = not (args.real or args.friction or args.speed)
+    everything = not (args.real or args.friction or args.speed or args.reuse)
     warnings.simplefilter("ignore")
-    if not DATA.is_dir() and (args.real or args.friction or everything):
+    if not DATA.is_dir() and (args.real or args.friction or args.reuse or everything):
         print("../shared/data is absent: only --speed can run")
         return
     if args.real or everything:
@@ -156,6 +204,8 @@ def main():
         friction()
     if args.speed or everything:
         speed()
+    if args.reuse or everything:
+        reuse()
 
 
 if __name__ == "__main__":

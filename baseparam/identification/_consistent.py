@@ -41,6 +41,7 @@ light bodies (a 0.3 kg plate 2 mm thick) remain reachable.
 """
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -49,7 +50,8 @@ import numpy as np
 
 from .._numbers import json_floats
 from .._stderr import PANIC, solve_clarabel
-from ..errors import SettingsError, SimulationError
+from ..errors import BaseParamError, SettingsError, SimulationError
+from ..model._kernels import kernels_of
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
 from ..model.urdf_update import body_of
 from ._payload_math import payload_parameters, pseudo_columns, pseudo_expression, pseudo_matrix
@@ -184,17 +186,19 @@ def nonnegative_columns(layout, friction=("FV", "FC", "FS")) -> list:
 
 
 class _Problem:
-    """The convex program, compiled once (cvxpy parameters) and solved for each fold and weight."""
+    """The convex program, compiled once (cvxpy parameters) and solved for each fold and weight, and for
+    each fit of the same robot object and constraint set (:func:`_problems`): the data (R, z, ‖τ‖²) and
+    the prior's weight are cvxpy ``Parameter`` s, so cvxpy canonicalises the program once (DPP) and a
+    solve only fills in numbers. One fit at a time uses it (:class:`_Pool`)."""
 
-    def __init__(self, base, layout, p0, has_prior, epsilon, mass_bounds, total_mass):
+    def __init__(self, Y, layout, p0, has_prior, epsilon, mass_bounds, total_mass, ell):
         import cvxpy as cp
 
         self.T = _to_pseudo(layout)
-        self.Y = np.asarray(base.Y, dtype=float)
+        self.Y = np.asarray(Y, dtype=float)
         A = self.Y @ np.linalg.inv(self.T)                              # base parameters from pseudo ones
-        n, R = layout.n_standard, base.rank
+        n, R = layout.n_standard, self.Y.shape[0]
         scale = np.ones(n)                                              # pseudo = scale · variable
-        ell = _length_scale(base.robot)
         self.v = cp.Variable(n)
         self.R = cp.Parameter((R, R))
         self.z = cp.Parameter(R)
@@ -230,8 +234,13 @@ class _Problem:
         self.plain = cp.Problem(cp.Minimize(objective), constraints)
         self.pulled = None if not prior_terms else \
             cp.Problem(cp.Minimize(objective + self.lam * sum(prior_terms) / len(prior_terms)), constraints)
+        self.start()
+
+    def start(self):
+        """Forget the previous fit: its solver calls, its panic, and its solvers (below)."""
         self.n_solves = 0
         self.panic = None
+        self._kept = set()          # ids of the programs whose solver cvxpy keeps from this fit
 
     def base_values(self, p_pseudo):
         """Base parameters Y p of pseudo parameters (SI)."""
@@ -248,23 +257,76 @@ class _Problem:
         # residuals of 1e-12 and a gap of 1e-11, short only of the relative gap test on a small
         # objective; the status is kept in the result, the solution used. A run that stalls
         # (InsufficientProgress, seen on 1 in ~50 hold-out problems) is repeated with shorter steps.
+        # cvxpy keeps each program's CLARABEL solver and, warm, updates its data and settings in place; within a
+        # fit as when each fit built its programs, but a fit's first solve of a program starts a new solver (as
+        # it did then), so that no fit depends on what an earlier fit of the same robot left there (settings)
         status = "solver_error"
         for options in RETRIES:
             self.n_solves += 1
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    solve_clarabel(self.problem, **options)
+                    solve_clarabel(self.problem, warm_start=id(self.problem) in self._kept, **options)
             except cp.SolverError as exc:                  # also CLARABEL's Rust panics (solve_clarabel)
                 if getattr(exc, PANIC, False):
                     self.panic = str(exc)                  # said in the failure's line
+                else:                                      # a failed status: cvxpy kept that solver
+                    self._kept.add(id(self.problem))
                 continue                                   # v.value is the last run's: not used
+            self._kept.add(id(self.problem))
             status = str(self.problem.status)
             if self.v.value is not None and status in ("optimal", "optimal_inaccurate"):
                 return self.scale * np.asarray(self.v.value, dtype=float), status
             if status in ("infeasible", "infeasible_inaccurate"):
                 break
         return None, status
+
+
+class _Pool:
+    """The compiled programs of one robot object and constraint set, shared by its fits: a fit takes a free one
+    (builds one when none is: threads fitting at once each get their own, as cvxpy's parameters and solver
+    hold one fit's numbers) and gives it back when it ends; a fit interrupted by anything but the library's
+    own errors drops its program rather than hand on one left half-way."""
+
+    def __init__(self, build):
+        self._build = build
+        self._lock = threading.Lock()
+        self._free = []
+        self.built = 0              # programs compiled for this constraint set (tests and bench read it)
+
+    def take(self):
+        with self._lock:
+            if self._free:
+                problem = self._free.pop()
+                problem.start()
+                return problem
+            self.built += 1
+        return self._build()          # outside the lock: compiling takes a second; others need not wait
+
+    def give_back(self, problem):
+        with self._lock:
+            self._free.append(problem)
+
+
+def _problems(base, layout, p0, has, epsilon, mass_bounds, total_mass) -> _Pool:
+    """The :class:`_Pool` of programs of this constraint set, kept with the robot object
+    (:func:`~baseparam.model._kernels.kernels_of`: dropped with the robot, no module state).
+
+    The key holds all that shapes the program beside the robot object itself (its structure, CAD bodies,
+    friction and rotor columns, length scale): the parameterization, Y's values, the links pulled towards
+    their CAD body, ε and the mass bounds. Bootstrap, cross-validation and multi-start fits of one robot,
+    and the leave-one-out fits of :func:`~baseparam.identify_logs`, then compile it once."""
+    Y = np.ascontiguousarray(base.Y, dtype=float)
+    bounds = tuple(sorted((int(link), tuple(None if b is None else float(b) for b in pair))
+                          for link, pair in (mass_bounds or {}).items()))
+    total = None if total_mass is None else tuple(None if b is None else float(b) for b in total_mass)
+    key = (base.parameters, Y.shape, Y.tobytes(), has.tobytes(), float(epsilon), bounds, total)
+    robot = base.robot
+
+    def build():
+        return _Problem(Y, layout, p0, has, epsilon, mass_bounds, total_mass, _length_scale(robot))
+
+    return kernels_of(robot).get("consistent", key, lambda: _Pool(build), size=16)
 
 
 def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, mass_bounds=None, total_mass=None,
@@ -321,7 +383,25 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
                              "no prior on it")
     has = has & use_prior
     start = time.perf_counter()
-    problem = _Problem(base, layout, p0, has, epsilon, mass_bounds, total_mass)
+    pool = _problems(base, layout, p0, has, epsilon, mass_bounds, total_mass)
+    problem = pool.take()
+    try:
+        p_pseudo, status, choice = _fit(base, problem, factors, weights, use_prior, has, prior_weight, mass_bounds,
+                                        total_mass, std)
+        n_solves = problem.n_solves                       # read before another fit may take the program
+    except BaseParamError:
+        pool.give_back(problem)
+        raise
+    pool.give_back(problem)
+    p = np.linalg.solve(problem.T, p_pseudo)
+    eig = np.array([np.linalg.eigvalsh(pseudo_matrix(p_pseudo[cols]))[0] for cols in layout.link_columns])
+    return ConsistentFit(p, np.asarray(base.Y, dtype=float) @ p, status, eig, "cad" if use_prior else "none", choice,
+                         time.perf_counter() - start, n_solves, tuple(notes))
+
+
+def _fit(base, problem, factors, weights, use_prior, has, prior_weight, mass_bounds, total_mass, std):
+    """The fit without prior, then with the prior's weight chosen or given: pseudo parameters (SI), the
+    solver's status and the :class:`PriorChoice` (None without a prior)."""
     R, z, rho2, total = factors.combined(weights)
     p_pseudo, status = problem.solve(R, z, total, 0.0)           # the data alone (and feasibility)
     if p_pseudo is None:
@@ -343,10 +423,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
             raise SimulationError(f"{base.robot.name}: the consistent fit with the CAD prior failed "
                                   f"(solver status {status})")
         p_pseudo = pulled
-    p = np.linalg.solve(problem.T, p_pseudo)
-    eig = np.array([np.linalg.eigvalsh(pseudo_matrix(p_pseudo[cols]))[0] for cols in layout.link_columns])
-    return ConsistentFit(p, np.asarray(base.Y, dtype=float) @ p, status, eig, "cad" if use_prior else "none", choice,
-                         time.perf_counter() - start, problem.n_solves, tuple(notes))
+    return p_pseudo, status, choice
 
 
 def _choose_weight(problem, factors, weights, relative, std, free):
