@@ -38,7 +38,8 @@ class IdentificationErrors:
     torque_error : float or None
     condition_number : float
         cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use (finite: a motion that
-        leaves a base parameter unexcited, of a singular W_b, is refused).
+        leaves a base parameter unexcited, of a singular W_b — a zero column, fewer torques than base
+        parameters, or a rank below ``base.rank`` to round-off as least squares judges it — is refused).
     trials : int
     """
 
@@ -111,7 +112,16 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
                  f"torques need {need}, more than the {allowed} available")
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
-    estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)
+    estimates, _, determined, _ = np.linalg.lstsq(A, noisy, rcond=None)   # (rank, trials)
+    if determined < base.rank:
+        # fewer torques than base parameters, or columns told apart only below round-off (cond(W_b) ≳ 1/(ε·rows)):
+        # lstsq's minimum-norm estimates leave base.rank - determined directions at 0 in every trial, a spread of 0
+        # beside a finite cond (that of the rows' own span) — what the zero columns above gave
+        why = (f"{A.shape[0]} torques for {base.rank} base parameters" if A.shape[0] < base.rank else
+               f"cond(W_b) {cond:.3g}: columns told apart only below round-off")
+        raise ArgumentError(f"q, qd, qdd: the motion determines {determined} of the {base.rank} base parameters "
+                            f"({why}): no fit determines them all; use a motion that excites every base parameter "
+                            "(bp.design_excitation designs one)")
     with np.errstate(over="ignore", invalid="ignore"):
         spread = estimates.std(axis=1)
     if not (np.abs(estimates).max() <= ABSURD_PARAMETER and np.isfinite(spread).all()):
