@@ -30,3 +30,25 @@ def test_identification_errors_refuses_every_singular_regressor_not_only_zero_co
         bp.identification_errors(base, p, q, steady, qdd, 0.1, trials=2)
     errors = bp.identification_errors(base, p, q, qd, qdd, 0.1, trials=2)          # a motion that excites: figures
     assert np.isfinite(errors.condition_number) and errors.relative_std.min() > 0
+
+
+def test_a_regressor_bound_after_its_init_pickles_and_copies_on_its_own_buffers():
+    """780cbd6 carried as pickle's state every attribute ``Regressor.__init__`` had not set: a Regressor that binds
+    the C loop later (built with native=False after another compiled the kernel, bound at its first call) carried its
+    memoryviews and ctypes pointers — pickle and deepcopy raised TypeError (cannot pickle memoryview), and copy.copy
+    shared the original's buffers under its own lock, so two threads on the original and its copy wrote into one
+    buffer. Both worked before 780cbd6 (a fresh object of the same model)."""
+    import copy
+    import pickle
+
+    model = bp.Model(bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml"))
+    if bp.Regressor(model).backend != "c":
+        pytest.skip("no C compiler: nothing is bound")
+    late = bp.Regressor(model, native=False)
+    q = np.full(model.robot.n_dof, 0.1)
+    expected = bp.regressor(model, q, q, q)
+    assert np.array_equal(late(q, q, q), expected) and late.backend == "c"        # bound at this call
+    for twin in (pickle.loads(pickle.dumps(late)), copy.copy(late), copy.deepcopy(late)):
+        assert twin._buffer is not late._buffer and twin._out is not late._out
+        assert np.array_equal(twin(2 * q, q, q), bp.regressor(model, 2 * q, q, q))
+        assert np.array_equal(late(q, q, q), expected)
