@@ -52,3 +52,18 @@ def test_a_regressor_bound_after_its_init_pickles_and_copies_on_its_own_buffers(
         assert twin._buffer is not late._buffer and twin._out is not late._out
         assert np.array_equal(twin(2 * q, q, q), bp.regressor(model, 2 * q, q, q))
         assert np.array_equal(late(q, q, q), expected)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: bp.Metrics.compare(np.ones((5, 2)), np.where(np.eye(5, 3) > 0, np.nan, 1.0)),
+     r"^predicted, t: expected shapes \(5, 2\) and \(5,\) as tau's, got \(5, 3\) and None$"),
+    (lambda: bp.Metrics.from_residuals([1.0, 2.0], [np.nan, 1.0, 1.0], 3),
+     r"^e2, t2: expected sums of squares \(≥ 0\) of one shape, got shapes \(2,\) and \(3,\)$"),
+])
+def test_metrics_look_at_the_shapes_before_the_values(call, words):
+    """b292640 put the shape before the values in nrmse and fit_errors (a NaN among values of the wrong shape was said
+    as the NaN); Metrics.compare and Metrics.from_residuals, beside them, still scanned the values first: predictions
+    of 3 joints against torques of 2 were 'predicted: ... with NaN or inf', sums of 2 and 3 joints 't2: ... NaN'. As
+    in fit_errors, the second argument's shape is checked against the first before its values."""
+    with pytest.raises(bp.ArgumentError, match=words):
+        call()
