@@ -68,3 +68,23 @@ def test_metrics_look_at_the_shapes_before_the_values(call, words):
     in fit_errors, the second argument's shape is checked against the first before its values."""
     with pytest.raises(bp.ArgumentError, match=words):
         call()
+
+
+def test_torque_units_given_as_any_iterable_of_str_are_taken():
+    """plot_torques' units were read by list() (any iterable of str) until stop 41's check took lists and tuples
+    only; 6efd39f let a 1-D array through again, but a generator over the joints (the natural way to write a robot's
+    units) and a pandas Series still were an ArgumentTypeError. Any iterable of str is taken, n + 1 of its items read
+    at most (an endless iterator is refused, not read to its end); a str, numbers and a 2-D array still refused."""
+    pytest.importorskip("matplotlib")
+    from baseparam.identification.plots import plot_torques
+
+    tau = np.arange(30.0).reshape(10, 3)
+    metrics = bp.Metrics.compare(tau, tau + 0.5)
+    revolute = (True, False, True)
+    fig = plot_torques(metrics, units=("N·m" if r else "N" for r in revolute))
+    assert [ax.get_ylabel() for ax in fig.axes] == ["τ1 [N·m]", "τ2 [N]", "τ3 [N·m]"]
+    with pytest.raises(bp.ArgumentError, match=r"^units: expected 3 unit names \(one per joint\), got more$"):
+        plot_torques(metrics, units=iter(lambda: "N", None))                # endless
+    for units in ("N·m", [1.0, 2.0, 3.0], np.full((1, 3), "N")):
+        with pytest.raises(bp.ArgumentTypeError, match=r"^units: expected a list of 3 unit names \(str\)"):
+            plot_torques(metrics, units=units)
