@@ -88,3 +88,16 @@ def test_torque_units_given_as_any_iterable_of_str_are_taken():
     for units in ("N·m", [1.0, 2.0, 3.0], np.full((1, 3), "N")):
         with pytest.raises(bp.ArgumentTypeError, match=r"^units: expected a list of 3 unit names \(str\)"):
             plot_torques(metrics, units=units)
+
+
+def test_the_h5_deprecation_names_the_public_replacement(tmp_path):
+    """c670fed moved find_base_parameters(h5=)'s warning to _warnings.deprecated_call and kept its replacement as
+    the internal module path baseparam.projection.storage.find_and_store, while the base set's warnings of the same
+    commit name public calls (bp.…): the public name, bp.find_and_store, is the one to use."""
+    pytest.importorskip("h5py")
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    words = (r"^find_base_parameters\(h5=\.\.\.\) is deprecated and will be removed in the next release: use "
+             r"bp\.find_and_store\(robot, path, parameters\)$")
+    with pytest.warns(DeprecationWarning, match=words):
+        base = bp.find_base_parameters(robot, h5=tmp_path / "z.h5")
+    assert base.rank == bp.find_base_parameters(robot).rank
