@@ -121,6 +121,7 @@ class Regressor:
         """Buffers and the arguments of the C loop's ``batch`` for one sample (nothing without a library)."""
         if lib is None:
             return
+        before = set(self.__dict__)             # bound after __init__ too (_general): the buffers noted as its own
         n, width = self.robot.n_dof, len(self._columns)
         # q, q̇, q̈, then the friction shapes (sgn, stb) in one block; q̇ stands for the unread q̇_r
         b = self._buffer = np.zeros(5 * n)
@@ -133,6 +134,7 @@ class Regressor:
         self._arguments = (ctypes.c_long(1), ctypes.c_int(1), *map(ctypes.c_void_p, rows),
                            ctypes.c_void_p(address(self._out)))
         self._call = holding_gil(lib.batch)
+        record_bound(self, before)
 
     def __repr__(self):
         return f"Regressor({self.model!r}, backend={self.backend!r})"

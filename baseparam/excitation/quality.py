@@ -13,6 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._checks import counted
 from .._numbers import real_array
 from .._validation import (ABSURD_PARAMETER, check_field_kinds, check_instance, check_memory, check_number, check_seed,
                            float_fields, shown)
@@ -40,7 +41,8 @@ class IdentificationErrors:
     torque_error : float or None
     condition_number : float
         cond(W_b) of the trajectory: 2-norm, unscaled, over the samples the fits use (finite: a motion that
-        leaves a base parameter unexcited, of a singular W_b, is refused).
+        leaves a base parameter unexcited, of a singular W_b — a zero column, fewer torques than base
+        parameters, or a rank below ``base.rank`` to round-off as least squares judges it — is refused).
     trials : int
     """
 
@@ -105,6 +107,12 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     seed = check_seed(seed)
     W = base.regressor(q, qd, qdd)
     A = W.reshape(-1, base.rank)
+    if A.shape[0] < base.rank:
+        # fewer torques than base parameters: cond of the rows' own span was finite (one UR10e sample: 6.9) and
+        # lstsq's minimum-norm estimates left the rest undetermined; no sample at all named every column below
+        raise ArgumentError(f"q, qd, qdd: {counted(W.shape[0], 'samples')} of {base.robot.n_dof} joints: "
+                            f"{A.shape[0]} torques for {base.rank} base parameters: no fit determines them all; use a "
+                            "longer motion that excites every base parameter (bp.design_excitation designs one)")
     cond = condition_number(A)
     if not np.isfinite(cond):
         # the fits' minimum-norm estimates of a parameter the motion does not see were 0 for every trial (a spread
@@ -121,7 +129,13 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
                  f"torques need {need}, more than the {allowed} available")
     rng = np.random.default_rng(seed)
     noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
-    estimates, *_ = np.linalg.lstsq(A, noisy, rcond=None)                  # (rank, trials)
+    estimates, _, determined, _ = np.linalg.lstsq(A, noisy, rcond=None)   # (rank, trials)
+    if determined < base.rank:
+        # columns told apart only below round-off (cond(W_b) ≳ 1/(ε·rows), though finite): lstsq's minimum-norm
+        # estimates leave base.rank - determined directions at 0 in every trial, as the zero columns above did
+        raise ArgumentError(f"q, qd, qdd: the motion determines {determined} of the {base.rank} base parameters "
+                            f"(cond(W_b) {cond:.3g}: columns told apart only below round-off): no fit determines them "
+                            "all; use a motion that excites every base parameter (bp.design_excitation designs one)")
     with np.errstate(over="ignore", invalid="ignore"):
         spread = estimates.std(axis=1)
     if not (np.abs(estimates).max() <= ABSURD_PARAMETER and np.isfinite(spread).all()):

@@ -9,6 +9,9 @@ why a library call does not redirect them, as the command line does).
 """
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
+
 import numpy as np
 
 from .._checks import check_instance, check_path, shown
@@ -51,13 +54,18 @@ def _torque_units(units, n):
     str was read letter by letter, a short list was an IndexError, a number a bare TypeError)."""
     if units is None:
         return ["N·m or N"] * n
-    # a 1-D array of str too (a sequence of n str, as the axes may be; it was read by list() before the check)
-    if not (isinstance(units, (list, tuple)) or isinstance(units, np.ndarray) and units.ndim == 1) \
-            or not all(isinstance(u, str) for u in units):
+    # any iterable of str, as list(units) read it before the checks (a generator over the joints, a 1-D array, a
+    # pandas Series), at most n + 1 of them read (an endless iterator is not read to its end)
+    if isinstance(units, (str, bytes)) or not isinstance(units, Iterable) or \
+            isinstance(units, np.ndarray) and units.ndim != 1:
         raise ArgumentTypeError(f"units: expected a list of {n} unit names (str), got {shown(units)}")
-    if len(units) != n:
-        raise ArgumentError(f"units: expected {n} unit names (one per joint), got {len(units)}")
-    return [str(u) for u in units]
+    listed = list(itertools.islice(units, n + 1))
+    if not all(isinstance(u, str) for u in listed):
+        raise ArgumentTypeError(f"units: expected a list of {n} unit names (str), got {shown(units)}")
+    if len(listed) != n:
+        raise ArgumentError(f"units: expected {n} unit names (one per joint), got "
+                            f"{len(listed) if len(listed) <= n else 'more'}")
+    return [str(u) for u in listed]
 
 
 def _check_metrics(metrics):

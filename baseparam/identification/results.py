@@ -75,10 +75,14 @@ class Metrics:
     def compare(cls, tau, predicted, t=None, sources=()):
         """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
         :meth:`from_residuals`, with the samples kept for plots."""
-        tau, predicted = check_real_array("tau", tau, 2), check_real_array("predicted", predicted, 2)
-        if predicted.shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
-            raise ArgumentError(f"predicted, t: expected shapes {tau.shape} and ({tau.shape[0]},) as tau's, got "
-                                f"{predicted.shape} and {shown(None if t is None else np.shape(t))}")
+        tau = check_real_array("tau", tau, 2)
+
+        def as_tau(shape):
+            if shape != tau.shape or (t is not None and np.shape(t) != tau.shape[:1]):
+                raise ArgumentError(f"predicted, t: expected shapes {tau.shape} and ({tau.shape[0]},) as tau's, got "
+                                    f"{shape} and {shown(None if t is None else np.shape(t))}")
+        # their shape, then their values (a NaN in predictions of the wrong shape was said as the NaN)
+        predicted = check_real_array("predicted", predicted, 2, shape=as_tau)
         S = tau.shape[0]
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
@@ -107,11 +111,16 @@ class Metrics:
 
     @staticmethod
     def _checked_sums(e2, t2, n_samples):
-        e2, t2 = check_real_array("e2", e2, 1), check_real_array("t2", t2, 1)
+        e2 = check_real_array("e2", e2, 1)
+
+        def sums_of_squares(shape, negative=False):
+            if negative or shape != e2.shape:
+                raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
+                                    f"{shape}")
+        # their shape, then their values (a NaN among sums of the wrong shape was said as the NaN)
+        t2 = check_real_array("t2", t2, 1, shape=sums_of_squares)
         n_samples = check_number(n_samples, "n_samples", low=0, integer=True)
-        if e2.shape != t2.shape or (e2 < 0).any() or (t2 < 0).any():
-            raise ArgumentError(f"e2, t2: expected sums of squares (≥ 0) of one shape, got shapes {e2.shape} and "
-                                f"{t2.shape}")
+        sums_of_squares(t2.shape, negative=(e2 < 0).any() or (t2 < 0).any())
         return e2, t2, n_samples
 
     @classmethod

@@ -70,9 +70,12 @@ class Kernels:
 
 def record_bound(obj, before):
     """At the end of a bound object's ``__init__`` (:class:`~baseparam.Regressor`, :class:`~baseparam.ForwardDynamics`:
-    buffers, a lock, a compiled kernel's binding): note the attributes it set (those of ``obj`` not in ``before``, the
-    names it had on entry), which :func:`reduce_bound` rebuilds instead of copying."""
-    obj.__dict__[_OWN] = frozenset(obj.__dict__.keys() - before)
+    buffers, a lock, a compiled kernel's binding), and of any of its methods that sets more of them later (a
+    Regressor binds the C loop compiled after its ``__init__``): note the attributes it set (those of ``obj`` not in
+    ``before``, the names it had on entry), added to those noted before, which :func:`reduce_bound` rebuilds instead
+    of copying (a memoryview and ctypes pointers cannot be pickled; a copy sharing the buffers raced the original)."""
+    noted = obj.__dict__.get(_OWN, frozenset())
+    obj.__dict__[_OWN] = noted | (obj.__dict__.keys() - before - {_OWN})
 
 
 def reduce_bound(obj, base, native):

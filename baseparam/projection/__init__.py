@@ -27,7 +27,7 @@ def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, 
     if h5 is None:
         return base_set.find_base_parameters(robot, parameters, **options)
     deprecated_call("find_base_parameters(h5=...)",
-                    "baseparam.projection.storage.find_and_store(robot, path, parameters)")
+                    "bp.find_and_store(robot, path, parameters)")
     return find_and_store(robot, h5, parameters, **options)
 
 
