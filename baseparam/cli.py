@@ -622,8 +622,8 @@ class _OneLineErrors(click.Group):
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
             _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
-        except OSError as exc:       # the report itself not written (stdout on a full disk)
-            _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
+        except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
+            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
         sys.exit(status or 0)
 
 
