@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,3 +47,15 @@ def test_the_warning_is_still_said_where_stderr_takes_it(tmp_path):
     done = _find_warning(tmp_path, subprocess.PIPE)
     assert done.returncode == 0
     assert done.stderr.decode().startswith("baseparam: warning: Planar RRR (vertical plane): a friction model is given")
+
+
+@pytest.mark.parametrize("budget", [float("inf"), np.float64(np.inf), 1e308])
+def test_a_time_budget_of_no_limit_is_said_as_beyond_the_largest(budget):
+    # c31c991 said 1e308 s as "beyond 1e+09 s (31 years): leave it out for no budget", but inf — the usual spelling of
+    # no limit — as "expected a number of seconds > 0, got inf", which it is
+    import baseparam as bp
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    with pytest.raises(bp.ArgumentError, match=r"^time_budget: (inf|1e\+308) s is beyond 1e\+09 s \(31 years\): "
+                                               r"leave it out for no budget$"):
+        bp.design_excitation(robot, time_budget=budget)
