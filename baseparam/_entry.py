@@ -469,8 +469,8 @@ _STREAM_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT",
 def _stream_failed(outcome):
     """Whether the run ended on a write to its own stderr that failed (``2>/dev/full``, ``2>&1 | head -c0``): the
     command line says every file's OSError itself (exit status 2), so one that reaches here, nameless, is the
-    stream its refusals and warnings go to. It was an internal error, exit status 1, with a traceback that could not
-    be written either."""
+    stream its refusals go to (a warning it cannot take is lost, cli._say_warning). It was an internal error, exit
+    status 1, with a traceback that could not be written either."""
     return isinstance(outcome, OSError) and outcome.filename is None and outcome.errno in _STREAM_ERRNOS
 
 

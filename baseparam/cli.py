@@ -133,6 +133,15 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
     if _HELD:
         _HELD[-1].append(text)
     else:
+        _say_warning(text)
+
+
+def _say_warning(text):
+    """A warning's line on stderr, lost (as Python's own ``warnings`` loses it) when stderr cannot take it: a full
+    disk or a pipe whose reader left (``2>/dev/full``). A warning is no outcome of the run: a run that did all its
+    work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs written, where one with
+    stderr closed (``2>&-``) ends with 0."""
+    with contextlib.suppress(OSError):
         click.echo(text, err=True)
 
 
@@ -585,7 +594,7 @@ class _OneLineErrors(click.Group):
         except SystemExit as exc:
             if exc.code in (0, None):
                 for text in _HELD[-1]:
-                    click.echo(text, err=True)
+                    _say_warning(text)
             raise
         finally:
             _HELD.pop()
@@ -613,8 +622,8 @@ class _OneLineErrors(click.Group):
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
             _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
-        except OSError as exc:       # the report itself not written (stdout on a full disk)
-            _fail(f"{exc.filename or 'standard output'}: {exc.strerror or exc}", 2)
+        except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
+            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
         sys.exit(status or 0)
 
 

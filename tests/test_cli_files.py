@@ -86,14 +86,15 @@ def test_a_full_disk_is_blamed_on_the_output(flag):
 @pytest.mark.parametrize("args", [["find", PLANAR], ["--help"]])
 def test_a_full_disk_on_standard_output_is_one_line(args):
     """The report itself on a full disk (``baseparam find ROBOT > /dev/full``): click's echo raised OSError
-    (ENOSPC) past every handler, a traceback and status 1; now one line, status 2, as a --json file on it."""
+    (ENOSPC) past every handler, a traceback and status 1; now one line, status 2, as a --json file on it — in the
+    words of ``--json -`` on a full disk and of a closed pipe (it was 'standard output: No space left on device')."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "baseparam", *map(str, args)], stdout=full,
                               stderr=subprocess.PIPE, text=True, env=env, timeout=600)
     assert proc.returncode == 2, proc.stderr
     import errno
-    expected = f"baseparam: standard output: {os.strerror(errno.ENOSPC)}"
+    expected = f"baseparam: standard output: cannot write ({os.strerror(errno.ENOSPC)})"
     assert proc.stderr.strip().splitlines() == [expected], proc.stderr
 
 
