@@ -181,8 +181,7 @@ def npz_joint_names(path, source):
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
-            return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-                    for x in _npy_data(archive, info).reshape(-1)]
+            return _texts(_npy_data(archive, info))
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
@@ -268,6 +267,12 @@ def _pickled_names(archive, info, where):
             or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
         raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
                         f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
+    return _texts(names)
+
+
+def _texts(names):
+    """An array of names (str or bytes, any shape) as a flat list of str: bytes decoded as UTF-8, not str() of them
+    ("b'joint2'", which names no joint)."""
     return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
 
 
@@ -306,8 +311,7 @@ def _h5_names(shape, dtype, read, where):
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     if not text or math.prod(shape or ()) > MAX_COLUMNS:
         raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
-    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-            for x in np.asarray(read(), dtype=object).reshape(-1)]
+    return _texts(np.asarray(read(), dtype=object))
 
 
 def _check_count(source, count):
