@@ -1,6 +1,7 @@
 """Plain arrays, NPZ archives and HDF5 files: one array per field, chosen by key."""
 from __future__ import annotations
 
+import functools
 import math
 import pickle
 import tokenize
@@ -180,8 +181,7 @@ def npz_joint_names(path, source):
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
-            return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-                    for x in _npy_data(archive, info).reshape(-1)]
+            return _texts(_npy_data(archive, info))
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
@@ -194,14 +194,59 @@ _ARRAY_GLOBALS = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multi
 _MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
 
 
+def _bounded(shape, dtype):
+    """The element count and dtype of an array a pickle asks numpy to make, refused beyond MAX_COLUMNS elements or
+    four times :data:`_MAX_PICKLED_NAMES_BYTES` (numpy allocates what the pickle claims before any name is read)."""
+    if not isinstance(shape, tuple) or not all(type(k) is int and k >= 0 for k in shape):
+        raise pickle.UnpicklingError(f"an array's shape {shown(shape)} is no shape")
+    dtype, count = np.dtype(dtype), math.prod(shape)
+    if count > MAX_COLUMNS or count * dtype.itemsize > 4 * _MAX_PICKLED_NAMES_BYTES:
+        raise pickle.UnpicklingError(f"it claims an array of shape {shape} of {dtype}, not one of names")
+    return count, dtype
+
+
+class _PickledNames(np.ndarray):
+    """The ndarray a pickle of names builds, its state checked before numpy takes it: numpy trusts a pickle's state
+    (an object array's list shorter than its shape left pointers unset, read as a segmentation fault; a shape of 10⁹
+    objects allocated 8 GB)."""
+
+    def __new__(cls, *args, **kwargs):
+        raise pickle.UnpicklingError("it calls numpy.ndarray, which no pickled array does")
+
+    def __setstate__(self, state):
+        if not isinstance(state, tuple) or len(state) not in (4, 5):
+            raise pickle.UnpicklingError("a damaged array state")
+        shape, dtype, _, data = state[-4:]
+        count, dtype = _bounded(shape, dtype)
+        if dtype.kind not in "OUS" or dtype.fields is not None or dtype.subdtype is not None:
+            raise pickle.UnpicklingError(f"an array of {dtype}, not of names")
+        if dtype.hasobject and not (type(data) is list and len(data) == count):
+            raise pickle.UnpicklingError(f"an object array of {count} elements holding "
+                                         f"{len(data) if type(data) is list else shown(data)}")
+        super().__setstate__(state)
+
+
+def _reconstruct(real, subtype, shape, dtype):
+    if subtype is not _PickledNames:
+        raise pickle.UnpicklingError(f"it reconstructs {shown(subtype)}, not an ndarray")
+    _bounded(shape, dtype)
+    return real(subtype, shape, dtype)
+
+
 class _NamesUnpickler(pickle.Unpickler):
-    """An unpickler that builds numpy arrays and plain values only (the standard library's way to restrict one:
-    ``find_class``); any other class or function the pickle names is refused, never imported or called."""
+    """An unpickler that builds numpy arrays of names and plain values only (the standard library's way to restrict
+    one: ``find_class``); any other class or function the pickle names is refused, never imported or called, and
+    the arrays' shapes and states are checked before numpy makes them (:class:`_PickledNames`)."""
 
     def find_class(self, module, name):
-        if (module, name) in _ARRAY_GLOBALS:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
+        if (module, name) not in _ARRAY_GLOBALS:
+            raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
+        found = super().find_class(module, name)
+        if name == "ndarray":
+            return _PickledNames
+        if name == "_reconstruct":
+            return functools.partial(_reconstruct, found)
+        return found
 
 
 def _pickled_names(archive, info, where):
@@ -222,6 +267,12 @@ def _pickled_names(archive, info, where):
             or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
         raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
                         f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
+    return _texts(names)
+
+
+def _texts(names):
+    """An array of names (str or bytes, any shape) as a flat list of str: bytes decoded as UTF-8, not str() of them
+    ("b'joint2'", which names no joint)."""
     return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
 
 
@@ -260,8 +311,7 @@ def _h5_names(shape, dtype, read, where):
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     if not text or math.prod(shape or ()) > MAX_COLUMNS:
         raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
-    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
-            for x in np.asarray(read(), dtype=object).reshape(-1)]
+    return _texts(np.asarray(read(), dtype=object))
 
 
 def _check_count(source, count):

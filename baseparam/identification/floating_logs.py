@@ -211,8 +211,7 @@ def write_floating_log(path, trajectory, wrenches=None, joint_names=None):
     names = joint_names if joint_names is not None else (trajectory.joint_names or None)
     if names is not None and ext in (".csv", ".npz"):       # another extension: refused below, in its words
         from ._joint_order import written_names
-        names = written_names(list(check_names(list(names) if isinstance(names, tuple) else names, "joint_names")),
-                              n_dof, ext)
+        names = written_names(check_names(names, "joint_names"), n_dof, ext)      # a list or tuple of str, as a list
     with atomic_path(path) as tmp:
         if ext == ".npz":
             if w is not None:
