@@ -217,12 +217,10 @@ def as_flags(message, clauses=True, keep=()):
     shows as the user gave them (a robot's or a joint's name, a file's), left as they are where they stand as
     whole words: a robot named ``total_mass`` is not ``--total-mass``.
     """
-    kept = sorted({re.escape(text) for text in keep if text}, key=len, reverse=True)
-    if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
-        pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
-        return "".join(piece if k % 2 else as_flags(piece, clauses) for k, piece in enumerate(pieces))
     # user data the library quotes (shown(): a link 'max_disk', a tip 'total_mass') is no parameter: each quoted
-    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile
+    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile.
+    # First, over the whole message: split at a kept name first, a quoted one ('Arm Two': …) left its closing quote
+    # at the start of the next piece, paired there with the next opening quote, and the text between went untranslated
     quoted = []
 
     def aside(m):
@@ -232,9 +230,15 @@ def as_flags(message, clauses=True, keep=()):
         return f"\0{len(quoted) - 1}\0"
 
     message = _QUOTED.sub(aside, message)
+    kept = sorted({re.escape(text) for text in keep if text}, key=len, reverse=True)
+    if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
+        pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
+        message = "".join(piece if k % 2 else _translated(piece, clauses) for k, piece in enumerate(pieces))
+    else:
+        message = _translated(message, clauses)
     if quoted:
-        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], _translated(message, clauses))
-    return _translated(message, clauses)
+        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], message)
+    return message
 
 
 def _translated(message, clauses):
