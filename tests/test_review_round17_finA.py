@@ -24,3 +24,19 @@ def test_kept_and_quoted_texts_stay_as_given():
     assert as_flags("total_mass: 'max_disk' and mass_bounds=3", keep=["total_mass"]) == \
         "total_mass: 'max_disk' and --mass-bounds 3"
     assert as_flags("'total_mass' is max_memory", keep=["total_mass"]) == "'total_mass' is --max-memory"
+
+
+def test_an_empty_mass_bounds_entry_is_said_as_the_other_comma_lists(tmp_path, monkeypatch):
+    """--mass-bounds gave comma_list the name 'K:LO:HI entries, but' to fit click's BadParameter: the refusal read
+    "Invalid value for --mass-bounds: K:LO:HI entries, but: entry 2 of … is empty", where --symbolic and --what say
+    "--symbolic: entry 2 of … is empty"."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    monkeypatch.chdir(tmp_path)
+    robot = Path(__file__).resolve().parents[1] / "robots" / "planar_rrr.yaml"
+    res = CliRunner().invoke(main, ["identify", str(robot), "log.csv", "--mass-bounds", "1:0:1,,2:0:1"])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == ["baseparam: --mass-bounds: entry 2 of '1:0:1,,2:0:1' is empty"]
