@@ -226,12 +226,10 @@ def as_flags(message, clauses=True, keep=()):
     shows as the user gave them (a robot's or a joint's name, a file's), left as they are where they stand as
     whole words: a robot named ``total_mass`` is not ``--total-mass``.
     """
-    kept = sorted({re.escape(text) for text in keep if text}, key=len, reverse=True)
-    if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
-        pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
-        return "".join(piece if k % 2 else as_flags(piece, clauses) for k, piece in enumerate(pieces))
     # user data the library quotes (shown(): a link 'max_disk', a tip 'total_mass') is no parameter: each quoted
-    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile
+    # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile.
+    # First, over the whole message: split at a kept name first, a quoted one ('Arm Two': …) left its closing quote
+    # at the start of the next piece, paired there with the next opening quote, and the text between went untranslated
     quoted = []
 
     def aside(m):
@@ -241,9 +239,15 @@ def as_flags(message, clauses=True, keep=()):
         return f"\0{len(quoted) - 1}\0"
 
     message = _QUOTED.sub(aside, message)
+    kept = sorted({re.escape(text) for text in keep if text}, key=len, reverse=True)
+    if kept:        # the pieces between them translated (each starts and ends beside a non-word character)
+        pieces = re.split(rf"(?<!\w)({'|'.join(kept)})(?!\w)", message)
+        message = "".join(piece if k % 2 else _translated(piece, clauses) for k, piece in enumerate(pieces))
+    else:
+        message = _translated(message, clauses)
     if quoted:
-        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], _translated(message, clauses))
-    return _translated(message, clauses)
+        return re.sub("\0([0-9]+)\0", lambda m: quoted[int(m.group(1))], message)
+    return message
 
 
 def _translated(message, clauses):
@@ -1303,8 +1307,7 @@ def _mass_bounds(text):
         raise click.BadParameter(f"expected K:LO:HI entries, got {text!r}", param_hint="--mass-bounds")
     from ._validation import comma_list
     out = {}
-    usage = functools.partial(click.BadParameter, param_hint="--mass-bounds")
-    for item in comma_list(text, "K:LO:HI entries, but", error=usage):
+    for item in comma_list(text, "--mass-bounds", error=click.UsageError):     # said as --symbolic's and --what's
         number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently
