@@ -140,3 +140,31 @@ def test_threads_fitting_one_robot_at_once_each_get_their_own_program(puma, monk
     assert len(builds) == 2 + 2                            # the two alone, and one for each thread
     for a, b in zip(alone, results):
         same(a, b)
+
+
+def test_mass_bounds_in_another_order_get_a_program_with_their_constraints_in_their_order(puma):
+    """The constraints' order is the bounds' order, and it moves the last bits (4e-10 of x with four links bounded):
+    a kept program with the bounds in another order is not the program a fit of its own builds."""
+    base, sets = puma
+    given = {1: (0.5, 30.0), 2: (1.0, None), 3: (None, 40.0), 5: (0.1, 9.0)}
+    reordered = dict(reversed(list(given.items())))
+    kept = own(base)
+    fit(kept, sets[0], mass_bounds=given)
+    same(fit(own(base), sets[0], mass_bounds=reordered), fit(kept, sets[0], mass_bounds=reordered))
+
+
+def test_a_program_built_later_has_the_bounds_of_its_key_not_what_a_caller_did_to_its_dict_since(puma):
+    """A second program of one constraint set (two fits at once) is built from the key's values: the first caller's
+    dict, changed after its fit, does not reach it."""
+    base, sets = puma
+    kept = own(base)
+    layout = _consistent.ColumnLayout(kept.robot, kept.parameters)
+    p0, has = _consistent.cad_parameters(kept.robot, layout)
+    bounds = {2: (1.0, None)}
+    pool = _consistent._problems(kept, layout, p0, has & False, _consistent.EPSILON, bounds, None)
+    first = pool.take()                                     # a fit holds it
+    bounds[2] = (None, 1e-3)                                # the caller's dict, changed after the key was made
+    second = pool.take()                                    # a second fit at once: a second program is built
+    factors, ls = sets[0]
+    R, z, _, total = factors.combined(ls.weights)
+    assert np.array_equal(first.solve(R, z, total, 0.0)[0], second.solve(R, z, total, 0.0)[0])

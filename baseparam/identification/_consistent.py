@@ -314,17 +314,20 @@ def _problems(base, layout, p0, has, epsilon, mass_bounds, total_mass) -> _Pool:
 
     The key holds all that shapes the program beside the robot object itself (its structure, CAD bodies,
     friction and rotor columns, length scale): the parameterization, Y's values, the links pulled towards
-    their CAD body, ε and the mass bounds. Bootstrap, cross-validation and multi-start fits of one robot,
+    their CAD body, ε and the mass bounds in their order. Bootstrap, cross-validation and multi-start fits of one robot,
     and the leave-one-out fits of :func:`~baseparam.identify_logs`, then compile it once."""
-    Y = np.ascontiguousarray(base.Y, dtype=float)
-    bounds = tuple(sorted((int(link), tuple(None if b is None else float(b) for b in pair))
-                          for link, pair in (mass_bounds or {}).items()))
+    Y = np.array(base.Y, dtype=float, order="C")                 # copies: a program built later reads these
+    has, p0 = has.copy(), p0.copy()
+    # the bounds in the order given: it is the constraints' order, and a program with them in another order gives
+    # other last bits (4e-10 of x on the PUMA with four links bounded)
+    bounds = tuple((int(link), tuple(None if b is None else float(b) for b in pair))
+                   for link, pair in (mass_bounds or {}).items())
     total = None if total_mass is None else tuple(None if b is None else float(b) for b in total_mass)
     key = (base.parameters, Y.shape, Y.tobytes(), has.tobytes(), float(epsilon), bounds, total)
     robot = base.robot
 
-    def build():
-        return _Problem(Y, layout, p0, has, epsilon, mass_bounds, total_mass, _length_scale(robot))
+    def build():                        # from the key's values, not the first caller's objects (which may change)
+        return _Problem(Y, layout, p0, has, float(epsilon), dict(bounds), total, _length_scale(robot))
 
     return kernels_of(robot).get("consistent", key, lambda: _Pool(build), size=16)
 
