@@ -67,7 +67,14 @@ MAX_PRIOR_SHIFT = 3.0
 # CLARABEL's defaults (1e-8) left ~1e-4 relative error in weakly determined base parameters of
 # noise-free data; these cost a few more iterations for ~1e-7.
 SOLVER_OPTIONS = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11, "tol_ktratio": 1e-9}
-RETRIES = (SOLVER_OPTIONS, dict(SOLVER_OPTIONS, max_step_fraction=0.9), {"max_step_fraction": 0.9})
+# A stalled run is repeated with shorter steps, then with CLARABEL's own tolerances too. Each rung names every
+# setting the ladder changes: cvxpy updates a kept solver's settings in place (those not given stay as the last
+# solve left them), so a rung naming fewer ran with the previous rung's tolerances, and the solves after a
+# retry kept its shorter steps.
+CLARABEL_DEFAULTS = {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8, "tol_feas": 1e-8, "tol_ktratio": 1e-6,
+                     "max_step_fraction": 0.99}
+RETRIES = (dict(SOLVER_OPTIONS, max_step_fraction=0.99), dict(SOLVER_OPTIONS, max_step_fraction=0.9),
+           dict(CLARABEL_DEFAULTS, max_step_fraction=0.9))
 
 
 @dataclass(frozen=True, eq=False)
