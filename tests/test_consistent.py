@@ -214,15 +214,22 @@ def kuka_fit(train, validate, **options):
     """``bp.identify`` of robots/kuka_lwr4.yaml on a measured file, once per module: several tests check
     different properties of the same fit (results are frozen; the cvxpy fit takes seconds)."""
     lwr = DATA / "kuka_lwr4"
-    return bp.identify(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), str(lwr / train),
-                       validate=str(lwr / validate), **options)
+    return bp.identify(described("kuka_lwr4.yaml"), str(lwr / train), validate=str(lwr / validate), **options)
+
+
+@functools.cache
+def described(name):
+    """robots/``name`` loaded once per module: the real-data tests' consistent fits of one robot object re-solve the
+    cvxpy program the first compiled (one per constraint set, kept with the object: test_consistent_reuse shows
+    the results are those of a program of their own), which none of these claims depends on."""
+    return bp.load_robot(ROOT / "robots" / name)
 
 
 @needs_data
 @pytest.mark.parametrize("train", ["ur-20_02_12-50sec_12harm.csv", "ur-20_02_12-40sec_12harm.csv",
                                    "ur-20_02_19_14harm50sec.csv"])
 def test_ur10e_consistent_never_worse_than_ols(train):
-    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    robot = described("ur10e.yaml")
     tr, va = ur_trajectory(train), ur_trajectory("ur-20_01_17-ptp_10_points.csv")
     ols = bp.identify(robot, tr, validate=va)
     cons = bp.identify(robot, tr, validate=va, method="consistent")
@@ -240,7 +247,7 @@ def test_urdf_and_dh_description_give_the_same_fit():
     lwr = DATA / "kuka_lwr4"
     train, validate = str(lwr / "measurements_3.npz"), str(lwr / "measurements_1.npz")
     urdf = bp.load_robot(lwr / "kuka_lwr4.urdf", friction=True)
-    dh = bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml")
+    dh = described("kuka_lwr4.yaml")
     a, b = (bp.identify(robot, train, validate=validate, method="consistent", prior_weight=0.3) for robot in (urdf, dh))
     assert a.validation.nrmse_pooled_percent == pytest.approx(b.validation.nrmse_pooled_percent, abs=1e-3)
     np.testing.assert_allclose([x["mass"] for x in a.estimator.physical_], [x["mass"] for x in b.estimator.physical_],

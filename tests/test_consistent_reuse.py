@@ -140,3 +140,66 @@ def test_threads_fitting_one_robot_at_once_each_get_their_own_program(puma, monk
     assert len(builds) == 2 + 2                            # the two alone, and one for each thread
     for a, b in zip(alone, results):
         same(a, b)
+
+
+def test_mass_bounds_in_another_order_get_a_program_with_their_constraints_in_their_order(puma):
+    """The constraints' order is the bounds' order, and it moves the last bits (4e-10 of x with four links bounded):
+    a kept program with the bounds in another order is not the program a fit of its own builds."""
+    base, sets = puma
+    given = {1: (0.5, 30.0), 2: (1.0, None), 3: (None, 40.0), 5: (0.1, 9.0)}
+    reordered = dict(reversed(list(given.items())))
+    kept = own(base)
+    fit(kept, sets[0], mass_bounds=given)
+    same(fit(own(base), sets[0], mass_bounds=reordered), fit(kept, sets[0], mass_bounds=reordered))
+
+
+def test_a_program_built_later_has_the_bounds_of_its_key_not_what_a_caller_did_to_its_dict_since(puma):
+    """A second program of one constraint set (two fits at once) is built from the key's values: the first caller's
+    dict, changed after its fit, does not reach it."""
+    base, sets = puma
+    kept = own(base)
+    layout = _consistent.ColumnLayout(kept.robot, kept.parameters)
+    p0, has = _consistent.cad_parameters(kept.robot, layout)
+    bounds = {2: (1.0, None)}
+    pool = _consistent._problems(kept, layout, p0, has & False, _consistent.EPSILON, bounds, None)
+    first = pool.take()                                     # a fit holds it
+    bounds[2] = (None, 1e-3)                                # the caller's dict, changed after the key was made
+    second = pool.take()                                    # a second fit at once: a second program is built
+    factors, ls = sets[0]
+    R, z, _, total = factors.combined(ls.weights)
+    assert np.array_equal(first.solve(R, z, total, 0.0)[0], second.solve(R, z, total, 0.0)[0])
+
+
+def test_each_rung_of_the_retry_ladder_runs_with_the_settings_it_names_and_none_carries_over(puma, monkeypatch):
+    """cvxpy updates a kept CLARABEL solver's settings in place, keeping those a call does not name: the last rung
+    ('CLARABEL's tolerances, shorter steps') ran with the tight tolerances of the rungs before it, and a solve after a
+    retry kept its shorter steps. Two stalls (a failed status, as CLARABEL's InsufficientProgress: cvxpy keeps that
+    solver) are simulated; the settings read back from the solver cvxpy ran each time."""
+    import clarabel
+    import cvxpy as cp
+
+    base, sets = puma
+    real, ran = _consistent.solve_clarabel, []
+
+    def stalling(problem, **options):
+        out = real(problem, **options)
+        settings = problem._solver_cache["CLARABEL"].get_settings()
+        ran.append({name: getattr(settings, name) for name in _consistent.CLARABEL_DEFAULTS})
+        if len(ran) <= 2:
+            raise cp.SolverError("Solver 'CLARABEL' failed (simulated stall)")
+        return out
+
+    monkeypatch.setattr(_consistent, "solve_clarabel", stalling)
+    defaults = clarabel.DefaultSettings()
+    assert _consistent.CLARABEL_DEFAULTS == {name: getattr(defaults, name) for name in _consistent.CLARABEL_DEFAULTS}
+    layout = _consistent.ColumnLayout(base.robot, base.parameters)
+    p0, has = _consistent.cad_parameters(base.robot, layout)
+    problem = _consistent._Problem(base.Y, layout, p0, has & False, _consistent.EPSILON, None, None, 1.0)
+    factors, ls = sets[0]
+    R, z, _, total = factors.combined(ls.weights)
+    assert problem.solve(R, z, total, 0.0)[0] is not None           # on the third rung
+    assert problem.solve(R, z, total, 0.0)[0] is not None           # the next solve, on the first
+    tight = {name: _consistent.SOLVER_OPTIONS[name] for name in ("tol_gap_abs", "tol_gap_rel", "tol_feas")}
+    assert [run["max_step_fraction"] for run in ran] == [0.99, 0.9, 0.9, 0.99]
+    for run, tolerances in zip(ran, (tight, tight, _consistent.CLARABEL_DEFAULTS, tight)):
+        assert {name: run[name] for name in tight} == {name: tolerances[name] for name in tight}

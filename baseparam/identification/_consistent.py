@@ -67,7 +67,14 @@ MAX_PRIOR_SHIFT = 3.0
 # CLARABEL's defaults (1e-8) left ~1e-4 relative error in weakly determined base parameters of
 # noise-free data; these cost a few more iterations for ~1e-7.
 SOLVER_OPTIONS = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11, "tol_ktratio": 1e-9}
-RETRIES = (SOLVER_OPTIONS, dict(SOLVER_OPTIONS, max_step_fraction=0.9), {"max_step_fraction": 0.9})
+# A stalled run is repeated with shorter steps, then with CLARABEL's own tolerances too. Each rung names every
+# setting the ladder changes: cvxpy updates a kept solver's settings in place (those not given stay as the last
+# solve left them), so a rung naming fewer ran with the previous rung's tolerances, and the solves after a
+# retry kept its shorter steps.
+CLARABEL_DEFAULTS = {"tol_gap_abs": 1e-8, "tol_gap_rel": 1e-8, "tol_feas": 1e-8, "tol_ktratio": 1e-6,
+                     "max_step_fraction": 0.99}
+RETRIES = (dict(SOLVER_OPTIONS, max_step_fraction=0.99), dict(SOLVER_OPTIONS, max_step_fraction=0.9),
+           dict(CLARABEL_DEFAULTS, max_step_fraction=0.9))
 
 
 @dataclass(frozen=True, eq=False)
@@ -314,17 +321,20 @@ def _problems(base, layout, p0, has, epsilon, mass_bounds, total_mass) -> _Pool:
 
     The key holds all that shapes the program beside the robot object itself (its structure, CAD bodies,
     friction and rotor columns, length scale): the parameterization, Y's values, the links pulled towards
-    their CAD body, ε and the mass bounds. Bootstrap, cross-validation and multi-start fits of one robot,
+    their CAD body, ε and the mass bounds in their order. Bootstrap, cross-validation and multi-start fits of one robot,
     and the leave-one-out fits of :func:`~baseparam.identify_logs`, then compile it once."""
-    Y = np.ascontiguousarray(base.Y, dtype=float)
-    bounds = tuple(sorted((int(link), tuple(None if b is None else float(b) for b in pair))
-                          for link, pair in (mass_bounds or {}).items()))
+    Y = np.array(base.Y, dtype=float, order="C")                 # copies: a program built later reads these
+    has, p0 = has.copy(), p0.copy()
+    # the bounds in the order given: it is the constraints' order, and a program with them in another order gives
+    # other last bits (4e-10 of x on the PUMA with four links bounded)
+    bounds = tuple((int(link), tuple(None if b is None else float(b) for b in pair))
+                   for link, pair in (mass_bounds or {}).items())
     total = None if total_mass is None else tuple(None if b is None else float(b) for b in total_mass)
     key = (base.parameters, Y.shape, Y.tobytes(), has.tobytes(), float(epsilon), bounds, total)
     robot = base.robot
 
-    def build():
-        return _Problem(Y, layout, p0, has, epsilon, mass_bounds, total_mass, _length_scale(robot))
+    def build():                        # from the key's values, not the first caller's objects (which may change)
+        return _Problem(Y, layout, p0, has, float(epsilon), dict(bounds), total, _length_scale(robot))
 
     return kernels_of(robot).get("consistent", key, lambda: _Pool(build), size=16)
 
