@@ -336,7 +336,9 @@ def _problems(base, layout, p0, has, epsilon, mass_bounds, total_mass) -> _Pool:
     def build():                        # from the key's values, not the first caller's objects (which may change)
         return _Problem(Y, layout, p0, has, float(epsilon), dict(bounds), total, _length_scale(robot))
 
-    return kernels_of(robot).get("consistent", key, lambda: _Pool(build), size=16)
+    # four constraint sets kept per robot (least recently used dropped): a program holds 3–7 MB on a 7-joint arm (its
+    # CAD prior's the larger), and fits of one robot rarely take more than one or two sets
+    return kernels_of(robot).get("consistent", key, lambda: _Pool(build), size=4)
 
 
 def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, mass_bounds=None, total_mass=None,
