@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import check_instance, shown
+from .._validation import check_instance, comma_list, shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
@@ -196,7 +196,10 @@ def _gains(source, gains, n, has_current):
         raise DataError(f"{source}: field current: motor currents need drive gains "
                         f"(gains=[{n} values in N·m/A] or one scalar)")
     if isinstance(gains, str):
-        gains = [g for g in re.split(r"[,\s]+", gains.strip()) if g]
+        # commas parsed as every comma list (comma_list): an empty entry ('10,,10.7') was dropped, the gains after it
+        # moved to the joints before them, silently; entries may also be apart by white space ('10 10.7')
+        gains = [g for entry in (comma_list(gains, f"{source}: gains", error=DataError) if "," in gains else [gains])
+                 for g in entry.split()]
     try:
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
