@@ -28,3 +28,18 @@ def test_gains_text_with_an_empty_entry_is_refused_not_shifted(tmp_path):
     for text, gains in (("2.0, 0.5, 3.25", [2.0, 0.5, 3.25]), ("2 0.5  3.25", [2.0, 0.5, 3.25]),
                         ("2, 0.5 3.25", [2.0, 0.5, 3.25]), ("2,0.5,3.25,", [2.0, 0.5, 3.25]), ("4", [4.0] * 3)):
         np.testing.assert_array_equal(read_trajectory(path, gains=text).tau, current * np.array(gains))
+
+
+def test_suggest_static_poses_names_its_own_joints_parameter():
+    """8a2d395 refused more moving joints than the robot has in moving_joints, shared by suggest_static_poses, whose
+    parameter is ``joints``: suggest_static_poses(ur10e, 6, joints=7) said 'payload_joints: …', a parameter it has
+    not (and 0 said so too). excite's payload_joints keeps its name; the robot's name is quoted as elsewhere."""
+    from baseparam.excitation import suggest_static_poses
+    from conftest import ROOT
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    for joints, said in ((7, "7 last joints to move, but 'UR10e' has 6"), (0, "expected a whole number ≥ 1")):
+        with pytest.raises(bp.ArgumentError, match=f"^joints: {said}"):
+            suggest_static_poses(robot, 6, joints=joints)
+    from baseparam.excitation.payload import moving_joints        # design_excitation's payload_joints
+    with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move"):
+        moving_joints(robot, 7)
