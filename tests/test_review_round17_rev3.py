@@ -43,3 +43,25 @@ def test_suggest_static_poses_names_its_own_joints_parameter():
     from baseparam.excitation.payload import moving_joints        # design_excitation's payload_joints
     with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move"):
         moving_joints(robot, 7)
+
+
+@pytest.mark.parametrize("flag, name, said", [
+    ("--urdf", "o.yaml", "--urdf: o.yaml: writes URDF, and a '.yaml' name says YAML"),
+    ("--urdf", "o.YML", "--urdf: o.YML: writes URDF, and a '.YML' name says YAML"),
+    ("--mjcf", "o.urdf", "--mjcf: o.urdf: writes MJCF, and a '.urdf' name says URDF"),
+])
+def test_identify_description_outputs_refuse_another_formats_name(tmp_path, monkeypatch, flag, name, said):
+    """c0be57e refused --yaml under a .urdf name (load_robot reads a description by its extension) through one table,
+    but not the other descriptions identify writes: --urdf o.yaml wrote URDF XML that load_robot reads as YAML (and
+    refuses), after the fit; now refused in one line before any work, as --yaml's."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "log.csv").write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), "log.csv",
+                                       "--method", "consistent", flag, name])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert said in result.output and "give a " in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.csv"]
