@@ -65,3 +65,17 @@ def test_identify_description_outputs_refuse_another_formats_name(tmp_path, monk
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert said in result.output and "give a " in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.csv"]
+
+
+def test_column_map_parsed_as_every_comma_list():
+    """e6ba251 made comma_list the one parser of the comma lists (a separator ending the list taken, an empty entry
+    refused naming its place); the column map (--columns, columns='…') kept its own split: 't=0,q=1:4,' was refused
+    as "entry '': expected FIELD=COLUMNS", where --pose 1,2,3, and --symbolic a2, are taken."""
+    from baseparam.identification.trajectory import parse_column_map
+    expected = {"t": 0, "q": slice(1, 4), "tau": slice(4, 7)}
+    assert parse_column_map("t=0,q=1:4,tau=4:7,") == parse_column_map("t=0, q=1:4 ,tau=4:7, ") == expected
+    for text, said in (("t=0,,q=1:4", "column map: entry 2 of 't=0,,q=1:4' is empty"),
+                       (" ", "column map ' ': entry '': expected FIELD=COLUMNS"),
+                       ("t=0,q", "column map 't=0,q': entry 'q': expected FIELD=COLUMNS")):
+        with pytest.raises(bp.DataError, match=f"^{said}"):
+            parse_column_map(text)

@@ -40,10 +40,12 @@ def parse_column_map(text: str) -> dict:
     """
     check_instance(text, "column map", str, "text like 't=0,q=1:7,tau=7:13'", error=DataError)
     out = {}
-    for entry in text.split(","):
+    # as every comma list (comma_list): an empty entry refused in its words, a separator ending the map taken; a map
+    # of no entry (--columns '') said as before, FIELD=COLUMNS expected
+    for entry in comma_list(text, "column map", error=DataError) if text.strip() else [""]:
         field, sep, value = (part.strip() for part in entry.partition("="))
         if not sep or not field or not value:
-            raise DataError(f"column map {shown(text)}: entry {shown(entry.strip())}"
+            raise DataError(f"column map {shown(text)}: entry {shown(entry)}"
                             f": expected FIELD=COLUMNS (e.g. q=1:7)")
         field = _known_field(field, f"column map {shown(text)}")
         if field in out:
