@@ -79,3 +79,18 @@ def test_column_map_parsed_as_every_comma_list():
                        ("t=0,q", "column map 't=0,q': entry 'q': expected FIELD=COLUMNS")):
         with pytest.raises(bp.DataError, match=f"^{said}"):
             parse_column_map(text)
+
+
+def test_wrench_column_names_parsed_as_every_comma_list(tmp_path):
+    """The wrench's CSV column names (payload --wrench fx,fy,…) kept their own split next to comma_list: a trailing
+    separator ('fx,fy,fz,mx,my,mz,') was refused as 'expected 6 column names', where the other lists take it."""
+    from baseparam.identification.payload_wrench import read_wrench
+    values = np.arange(18.0).reshape(3, 6)
+    path = tmp_path / "w.csv"
+    np.savetxt(path, values, delimiter=",", header="fx,fy,fz,mx,my,mz", comments="")
+    for names in ("fx,fy,fz,mx,my,mz", "fx, fy, fz, mx, my, mz,"):
+        np.testing.assert_array_equal(read_wrench(str(path), names), values)
+    with pytest.raises(bp.SettingsError, match="^wrench: entry 2 of 'fx,,fy,fz,mx,my,mz' is empty"):
+        read_wrench(str(path), "fx,,fy,fz,mx,my,mz")
+    with pytest.raises(bp.SettingsError, match="^wrench: expected 6 column names"):
+        read_wrench(str(path), "fx,fy,fz,mx,my")
