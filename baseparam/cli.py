@@ -1298,7 +1298,7 @@ def _mass_bounds(text):
     from ._validation import comma_list
     out = {}
     usage = functools.partial(click.BadParameter, param_hint="--mass-bounds")
-    for item in comma_list(text, "K:LO:HI entries, but", error=usage):
+    for item in comma_list(text, "K:LO:HI entries", error=usage):
         number = _parsed(item, "--mass-bounds", lambda item: _plain(item.partition(":")[0], integer=True),
                          "K:LO:HI with K a link number")
         if number in out:                      # a dict would keep the last silently

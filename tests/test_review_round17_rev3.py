@@ -94,3 +94,16 @@ def test_wrench_column_names_parsed_as_every_comma_list(tmp_path):
         read_wrench(str(path), "fx,,fy,fz,mx,my,mz")
     with pytest.raises(bp.SettingsError, match="^wrench: expected 6 column names"):
         read_wrench(str(path), "fx,fy,fz,mx,my")
+
+
+def test_mass_bounds_empty_entry_said_in_plain_words():
+    """e6ba251's comma_list named the list 'K:LO:HI entries, but' to read as a sentence: the line said
+    'K:LO:HI entries, but: entry 2 of … is empty'."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(ROOT / "README.md"),
+                                       "--mass-bounds", "1:0:2,,2:0:3"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "--mass-bounds: K:LO:HI entries: entry 2 of '1:0:2,,2:0:3' is empty" in result.output, result.output
