@@ -305,6 +305,9 @@ _CASE_SENSITIVE = {"--python"}
 # under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot).
 _EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
                       ".yaml": "YAML", ".yml": "YAML"}
+# The robot descriptions written in every command that has the flag, and the extension a refusal suggests: load_robot
+# reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf)
+_DESCRIPTIONS = {"--yaml": ("YAML", ".yaml"), "--urdf": ("URDF", ".urdf"), "--mjcf": ("MJCF", ".xml")}
 
 
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
@@ -321,7 +324,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
         Flag → what the refusal of '-' for it says.
     writes : dict of str → (str, str), optional
         Flag → the format it writes and the extension a refusal suggests, when its name may have any extension but
-        another format's ('--yaml' is YAML in every command).
+        another format's (:data:`_DESCRIPTIONS`' flags write their format in every command).
     """
     import stat
 
@@ -357,7 +360,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
             check_output(out)
         except StorageError as exc:
             _fail(str(exc), 2)
-    writes = {"--yaml": ("YAML", ".yaml"), **(writes or {})}
+    writes = {**_DESCRIPTIONS, **(writes or {})}
     for flag, out in named:  # after: a name ending in '/' is a folder's, whatever its extension
         suffixes = _SUFFIXES.get(flag, ())
         ext = os.path.splitext(out)[1]

@@ -58,8 +58,8 @@ def test_equations_of_a_friction_scale_left_to_identification_is_one_line(tmp_pa
     result = CliRunner().invoke(main, ["equations", str(PLANAR), "--friction", "--friction-model", model,
                                        "--python", "tau.py"])
     assert result.exit_code == 2 and "internal error" not in result.output, result.output
-    # (round 16: the flag's form, as every command that evaluates the friction without data; round 17, a200f90: the
-    # file named, as every other refusal of a description names it)
+    # (round 16: the flag's form, as every command that evaluates the friction without data; round 17: the file
+    # named, as every other refusal of a description names it)
     assert result.output.strip() == (f"baseparam: {PLANAR}: joints[1].friction_model: the {scale} "
                                      "scale is 'auto', which identification chooses from training data; give the "
                                      "number for the written code (or export the identified description), e.g. "

@@ -165,7 +165,7 @@ def test_payload_joints_beyond_the_robots_joints_are_refused(tmp_path):
     assert moving_joints(bp.load_robot(PLANAR), 3) == (1, 2, 3)
     two = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
     assert moving_joints(two, 6) == (1, 2, 3, 4, 5, 6)
-    with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move, but UR10e has 6"):
+    with pytest.raises(bp.ArgumentError, match="^payload_joints: 7 last joints to move, but 'UR10e' has 6"):
         moving_joints(two, 7)
 
 

@@ -128,15 +128,16 @@ def held_pose(robot, limits, pose=None):
     return values
 
 
-def moving_joints(robot, joints):
+def moving_joints(robot, joints, name="payload_joints"):
     """The 1-based joints that move: the last ``joints`` of the robot. More joints than the robot has are refused
     (``payload_joints=99`` was taken as "all"), but for the default (:data:`PAYLOAD_JOINTS`, a wrist's three), which
-    moves every joint of a robot with fewer."""
+    moves every joint of a robot with fewer. ``name``: the caller's parameter, which a refusal names
+    (``suggest_static_poses``' is ``joints``)."""
     n = robot.n_dof
     if not is_whole(joints) or joints < 1:
-        raise ArgumentError(f"payload_joints: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
+        raise ArgumentError(f"{name}: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
     if joints > n and joints != PAYLOAD_JOINTS:
-        raise ArgumentError(f"payload_joints: {int(joints)} last joints to move, but {robot.name} has {n}; give at "
+        raise ArgumentError(f"{name}: {int(joints)} last joints to move, but {shown(robot.name)} has {n}; give at "
                             f"most {n} ({n}: every joint)")
     return tuple(range(max(1, n - int(joints) + 1), n + 1))
 

@@ -108,7 +108,7 @@ def suggest_static_poses(robot, n_poses=6, *, pose=None, joints=3, candidates=20
                               error=SettingsError)
     seed = check_seed(seed, error=SettingsError, legacy="suggest_static_poses")
     limits = motion_limits(robot)
-    moving = moving_joints(robot, joints)
+    moving = moving_joints(robot, joints, "joints")
     base = held_pose(robot, limits, pose)
     rng = np.random.default_rng(seed)
     q = np.tile(base, (candidates, 1))

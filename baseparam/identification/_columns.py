@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import check_instance, shown
+from .._validation import check_instance, comma_list, shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
 
@@ -40,10 +40,12 @@ def parse_column_map(text: str) -> dict:
     """
     check_instance(text, "column map", str, "text like 't=0,q=1:7,tau=7:13'", error=DataError)
     out = {}
-    for entry in text.split(","):
+    # as every comma list (comma_list): an empty entry refused in its words, a separator ending the map taken; a map
+    # of no entry (--columns '') said as before, FIELD=COLUMNS expected
+    for entry in comma_list(text, "column map", error=DataError) if text.strip() else [""]:
         field, sep, value = (part.strip() for part in entry.partition("="))
         if not sep or not field or not value:
-            raise DataError(f"column map {shown(text)}: entry {shown(entry.strip())}"
+            raise DataError(f"column map {shown(text)}: entry {shown(entry)}"
                             f": expected FIELD=COLUMNS (e.g. q=1:7)")
         field = _known_field(field, f"column map {shown(text)}")
         if field in out:
@@ -196,7 +198,10 @@ def _gains(source, gains, n, has_current):
         raise DataError(f"{source}: field current: motor currents need drive gains "
                         f"(gains=[{n} values in N·m/A] or one scalar)")
     if isinstance(gains, str):
-        gains = [g for g in re.split(r"[,\s]+", gains.strip()) if g]
+        # commas parsed as every comma list (comma_list): an empty entry ('10,,10.7') was dropped, the gains after it
+        # moved to the joints before them, silently; entries may also be apart by white space ('10 10.7')
+        gains = [g for entry in (comma_list(gains, f"{source}: gains", error=DataError) if "," in gains else [gains])
+                 for g in entry.split()]
     try:
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):

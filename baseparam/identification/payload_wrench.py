@@ -29,7 +29,7 @@ import numpy as np
 
 from .._numbers import flat_values, is_whole, plain_float
 from .._checks import counted, read_bounded
-from .._validation import check_input, check_robot, check_robot_states, shown
+from .._validation import check_input, check_robot, check_robot_states, comma_list, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
 from ._record import MAX_TEXT_BYTES, _one_line
 
@@ -141,8 +141,9 @@ def read_wrench(path, names, skipped=(), unit="line"):
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
     else:
-        wanted = [n.strip() for n in str(names).split(",")]
-        if len(wanted) != 6 or not all(wanted):
+        # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
+        wanted = comma_list(str(names), "wrench", error=SettingsError)
+        if len(wanted) != 6:
             raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {shown(names)}")
         drop = {k for k, _ in skipped} if unit == "line" else set()
         # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
