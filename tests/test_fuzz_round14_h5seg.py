@@ -22,6 +22,10 @@ import baseparam as bp
 robot = bp.load_robot(os.path.join(sys.argv[1], "robots", "puma560.yaml"))
 out = sys.argv[2]
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)      # the write fails with EFBIG instead of killing the process
+# the limit stands for a disk that fills during the write: the checks that refuse a file beyond ulimit -f before any
+# byte is written (round 17) are told of no limit, so that the write itself fails, as on a full disk
+import baseparam._atomic, baseparam.projection.storage
+baseparam._atomic.file_size_limit = baseparam.projection.storage.file_size_limit = lambda: None
 """
 
 _LOOP = """

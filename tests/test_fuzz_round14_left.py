@@ -196,8 +196,14 @@ def test_an_hdf5_write_beyond_the_file_size_limit_is_still_one_line(tmp_path):
     def limited():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (3000, resource.RLIM_INFINITY))
-    result = subprocess.run([sys.executable, "-m", "baseparam", "find", str(ROOT / "robots" / "planar_rrr.yaml"),
-                             "--h5", "z.h5"], cwd=tmp_path, preexec_fn=limited, capture_output=True, text=True,
+    # the limit stands for a disk that fills during the write: the check that refuses a file beyond ulimit -f before
+    # any byte is written (round 17) is told of no limit, so that the write itself fails, as on a full disk
+    run = ("import sys, baseparam._atomic as a, baseparam.projection.storage as s, baseparam._entry as e\n"
+           "a.file_size_limit = s.file_size_limit = lambda: None\n"
+           "sys.argv = ['baseparam', 'find', sys.argv[1], '--h5', 'z.h5']\n"
+           "e.main()\n")
+    result = subprocess.run([sys.executable, "-c", run, str(ROOT / "robots" / "planar_rrr.yaml")], cwd=tmp_path,
+                            preexec_fn=limited, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
     assert result.returncode == 2 and result.stderr == "baseparam: z.h5: cannot write (File too large)\n", result
     assert list(tmp_path.iterdir()) == []
