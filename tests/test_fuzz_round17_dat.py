@@ -7,17 +7,8 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.errors import BaseParamError
 from test_fuzz_round13_fdat import NAMES, motion
-
-
-def refused(read, *words):
-    """The one-line BaseParamError ``read()`` raises, checked to hold ``words``."""
-    with pytest.raises(BaseParamError) as caught:
-        read()
-    message = str(caught.value)
-    assert "\n" not in message and all(word in message for word in words), message
-    return message
+from test_fuzz_round16_fdat import refused
 
 
 @pytest.mark.parametrize("store", ["vlen", "bytes", "attribute"])
