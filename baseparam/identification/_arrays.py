@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 import pickle
+import re
+import sys
 import tokenize
 import zipfile
 import zlib
@@ -188,19 +190,81 @@ def npz_joint_names(path, source):
             raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
-# A pickled array of names holds the array's reconstruction, its dtype and the names' text: nothing else is built
-_ARRAY_GLOBALS = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-                  ("numpy", "ndarray"), ("numpy", "dtype")}
+# A pickled array of names (np.save of an object array: pandas' columns.values) names numpy's array reconstruction,
+# ndarray, dtype, and numpy's text scalars for names held as np.str_ / np.bytes_ (numpy 1's module paths and 2's; a
+# protocol-2 pickle's bytes through _codecs.encode). Each is answered by a stand-in below that records what the
+# pickle says in plain Python objects: numpy's own dtype and ndarray never see the pickle, whose dtype state sets
+# the dtype's flags and fields (an object dtype that takes raw bytes: pointers read and written, a crash or worse).
 _MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
 
 
+class _PickledDtype:
+    """``numpy.dtype(spec, align, copy)`` as a pickle names it: the spec ('O8', 'U5', 'S3') and, from its state,
+    the byte order; nothing else of the state is used."""
+
+    spec, order = "", "<"                  # as made by a pickle's NEWOBJ, which calls no __init__
+
+    def __init__(self, spec, align=False, copy=False):
+        if not isinstance(spec, str) or not re.fullmatch(r"[OUS][0-9]{1,6}", spec):
+            raise pickle.UnpicklingError(f"a dtype {shown(spec)}, which is no dtype of an array of names")
+        self.spec, self.order = spec, "<"
+
+    def __setstate__(self, state):
+        if isinstance(state, tuple) and len(state) > 1 and state[1] in ("<", ">", "|", "="):
+            self.order = state[1]
+
+
+class _PickledArray:
+    """What ``numpy.core.multiarray._reconstruct(ndarray, …)`` stands for: the array's dtype and values, as its
+    state (``ndarray.__reduce__``'s: version, shape, dtype, Fortran order, values in C order) gives them."""
+
+    dtype = values = None
+
+    def __init__(self, subtype, shape, typecode):
+        if subtype is not _PickledArray:
+            raise pickle.UnpicklingError("an array of another class than numpy.ndarray")
+
+    def __setstate__(self, state):
+        if not (isinstance(state, tuple) and len(state) == 5 and isinstance(state[2], _PickledDtype)):
+            raise pickle.UnpicklingError("an array's state of another form than numpy's")
+        self.dtype, self.values = state[2], state[4]
+
+
+def _pickled_scalar(dtype, data):
+    """``numpy.core.multiarray.scalar(dtype, data)`` of a text dtype: the np.str_ or np.bytes_ name as str or
+    bytes."""
+    if not isinstance(dtype, _PickledDtype) or not dtype.spec.startswith(("U", "S")) or not isinstance(data, bytes):
+        raise pickle.UnpicklingError("a numpy scalar other than text")
+    if dtype.spec.startswith("S"):
+        return data.rstrip(b"\0")
+    big = dtype.order == ">" or (dtype.order == "=" and sys.byteorder == "big")
+    try:
+        return data.decode("utf-32-be" if big else "utf-32-le").rstrip("\0")
+    except UnicodeDecodeError as exc:
+        raise pickle.UnpicklingError(f"a numpy text scalar that is no text ({exc.reason})") from None
+
+
+def _latin1(text, encoding="latin1"):
+    """``_codecs.encode(text, 'latin1')``: how a protocol-2 pickle writes bytes (numpy < 1.17's np.save)."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("_codecs.encode of other than text to latin1")
+    return text.encode("latin1")
+
+
+_STAND_INS = {("numpy", "ndarray"): _PickledArray, ("numpy", "dtype"): _PickledDtype, ("_codecs", "encode"): _latin1,
+              **{(module, "_reconstruct"): _PickledArray for module in ("numpy.core.multiarray",
+                                                                          "numpy._core.multiarray")},
+              **{(module, "scalar"): _pickled_scalar for module in ("numpy.core.multiarray", "numpy._core.multiarray")}}
+
+
 class _NamesUnpickler(pickle.Unpickler):
-    """An unpickler that builds numpy arrays and plain values only (the standard library's way to restrict one:
-    ``find_class``); any other class or function the pickle names is refused, never imported or called."""
+    """An unpickler of an array of names (the standard library's way to restrict one: ``find_class``): the globals
+    such a pickle names are answered by stand-ins (:data:`_STAND_INS`), any other is refused, never imported or
+    called."""
 
     def find_class(self, module, name):
-        if (module, name) in _ARRAY_GLOBALS:
-            return super().find_class(module, name)
+        if (module, name) in _STAND_INS:
+            return _STAND_INS[module, name]
         raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
 
 
@@ -218,11 +282,14 @@ def _pickled_names(archive, info, where):
                 KeyError) as exc:
             raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
                             "joint names") from None
-    if (not isinstance(names, np.ndarray) or names.size > MAX_COLUMNS
-            or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
-        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
-                        f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
-    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
+    objects = isinstance(names, _PickledArray) and names.dtype is not None and names.dtype.spec.startswith("O")
+    values = names.values if objects else None
+    if (not isinstance(values, list) or len(values) > MAX_COLUMNS
+            or not all(isinstance(name, (str, bytes)) for name in values)):
+        got = (shown(values[:4]) if isinstance(values, list) else "an array of no objects" if
+               isinstance(names, _PickledArray) else f"a {type(names).__name__}")
+        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got {got}")
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in values]
 
 
 def h5_joint_names(path, source):
