@@ -210,3 +210,19 @@ def test_an_npz_logs_pickled_joint_names_of_numpy_text_scalars_are_read(tmp_path
     path = tmp_path / "log.npz"
     _npz_with_pickled_names(path, pickled, count=3)
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "the file names its joints joint2, joint1, joint3")
+
+
+@pytest.mark.parametrize("opcode", [b"Nr" + (1 << 24).to_bytes(4, "little") + b"0",      # None, LONG_BINPUT 2²⁴, POP
+                                    b"\x95" + ((1 << 64) - 1).to_bytes(8, "little")],      # FRAME of 2⁶⁴ - 1 bytes
+                         ids=["memo index", "frame"])
+def test_an_npz_logs_pickled_joint_names_cannot_claim_memory_they_do_not_hold(tmp_path, opcode):
+    # the unpickler grows its memo to twice an index it is given, zeroed: a 1 kB pickle holding LONG_BINPUT 2²⁵
+    # took 512 MiB (maxrss), 2³² would take 64 GiB; this one (2²⁴) was read after 256 MiB. A frame claiming 2⁶⁴ - 1
+    # bytes was an OverflowError, an internal error
+    import pickle
+    pickled = pickle.dumps(np.array(["joint2", "joint1", "joint3"], dtype=object), protocol=3)     # no frames
+    pickled = pickled[:2] + opcode + pickled[2:]                                                    # after PROTO
+    path = tmp_path / "log.npz"
+    _npz_with_pickled_names(path, pickled, count=3)
+    refused(lambda: bp.read_trajectory(path, joints=NAMES), "key joint_names: a damaged or foreign pickle",
+            "FRAME" if opcode.startswith(b"\x95") else "LONG_BINPUT")

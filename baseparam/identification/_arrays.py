@@ -1,8 +1,10 @@
 """Plain arrays, NPZ archives and HDF5 files: one array per field, chosen by key."""
 from __future__ import annotations
 
+import io
 import math
 import pickle
+import pickletools
 import re
 import sys
 import tokenize
@@ -257,6 +259,25 @@ _STAND_INS = {("numpy", "ndarray"): _PickledArray, ("numpy", "dtype"): _PickledD
               **{(module, "scalar"): _pickled_scalar for module in ("numpy.core.multiarray", "numpy._core.multiarray")}}
 
 
+# out-of-band buffers (protocol 5), which np.save never writes
+_FOREIGN_OPCODES = {"BYTEARRAY8", "NEXT_BUFFER", "READONLY_BUFFER"}
+# opcodes whose argument is a memo index or a frame's length: at most the pickle's size
+_BOUNDED_OPCODES = {"PUT", "BINPUT", "LONG_BINPUT", "GET", "BINGET", "LONG_BINGET", "FRAME"}
+
+
+def _check_opcodes(data):
+    """Read the opcodes of the pickle ``data`` before it is loaded (:func:`pickletools.genops` parses their arguments
+    and builds nothing): a memo index beyond the pickle's size is refused, as the unpickler grows its memo to twice
+    the index, zeroed (a LONG_BINPUT of 2²⁵ took 512 MiB, of 2³² 64 GiB), and so are a frame longer than the pickle
+    and out-of-band buffers. A length an opcode claims beyond the data is genops' ValueError: none reaches the
+    unpickler, which allocates it first."""
+    for opcode, arg, _ in pickletools.genops(data):
+        if opcode.name in _FOREIGN_OPCODES or (opcode.name in _BOUNDED_OPCODES and int(arg) > len(data)):
+            raise pickle.UnpicklingError(f"opcode {opcode.name} {arg}, which no array of names holds")
+        if opcode.name == "STOP":
+            return
+
+
 class _NamesUnpickler(pickle.Unpickler):
     """An unpickler of an array of names (the standard library's way to restrict one: ``find_class``): the globals
     such a pickle names are answered by stand-ins (:data:`_STAND_INS`), any other is refused, never imported or
@@ -276,12 +297,14 @@ def _pickled_names(archive, info, where):
     offset = _npy_header(archive, info)[2]
     with archive.open(info) as stream:
         stream.read(offset)
-        try:
-            names = _NamesUnpickler(stream).load()
-        except (pickle.UnpicklingError, MemoryError, *_NPZ_ERRORS, AttributeError, TypeError, IndexError,
-                KeyError) as exc:
-            raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
-                            "joint names") from None
+        data = stream.read()
+    try:
+        _check_opcodes(data)
+        names = _NamesUnpickler(io.BytesIO(data)).load()
+    except (pickle.UnpicklingError, MemoryError, OverflowError, *_NPZ_ERRORS, AttributeError, TypeError,
+            IndexError, KeyError) as exc:
+        raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
+                        "joint names") from None
     objects = isinstance(names, _PickledArray) and names.dtype is not None and names.dtype.spec.startswith("O")
     values = names.values if objects else None
     if (not isinstance(values, list) or len(values) > MAX_COLUMNS
