@@ -226,3 +226,21 @@ def test_an_npz_logs_pickled_joint_names_cannot_claim_memory_they_do_not_hold(tm
     _npz_with_pickled_names(path, pickled, count=3)
     refused(lambda: bp.read_trajectory(path, joints=NAMES), "key joint_names: a damaged or foreign pickle",
             "FRAME" if opcode.startswith(b"\x95") else "LONG_BINPUT")
+
+
+@pytest.mark.parametrize("where", ["a line", "the end"])
+def test_nul_bytes_a_crash_left_in_a_utf8_log_are_bad_rows_skip_bad_rows_skips(tmp_path, where):
+    # a line a crash (power loss) left unwritten reads back as NUL bytes, a block of them at the end of a log cut
+    # short likewise: the damage of those lines, skipped with skip_bad_rows as before d1c9c1c, which refused the whole
+    # file as "UTF-16 without a byte-order mark?"
+    t, q, tau = motion()
+    path = tmp_path / "log.csv"
+    bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=NAMES)
+    lines = path.read_bytes().split(b"\n")
+    data = [k for k, line in enumerate(lines) if line and not line.startswith(b"#")][1:]    # after the header
+    lost = data[5] if where == "a line" else data[-1]
+    lines[lost] = b"\x00" * len(lines[lost])
+    path.write_bytes(b"\n".join(lines))
+    refused(lambda: bp.read_trajectory(path), f"{path}: line {lost + 1}: ")
+    read = bp.read_trajectory(path, skip_bad_rows=True)
+    assert [line for line, _ in read.skipped] == [lost + 1] and len(read.t) == len(t) - 1
