@@ -163,6 +163,19 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
         raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
+# Bytes of a log's joint names (MAX_COLUMNS names of a hundred characters): a member or dataset of fixed-length text
+# declares its length, which compression hides (3 names of 10⁸ characters in a 300 kB gzipped HDF5 file read 300 MB)
+MAX_NAMES_BYTES = 2 ** 20
+
+
+def _check_names_size(shape, dtype, where):
+    """Refuse names of fixed-length text (``shape``, ``dtype``) whose array holds more than :data:`MAX_NAMES_BYTES`."""
+    size = math.prod(shape or ()) * dtype.itemsize
+    if size > MAX_NAMES_BYTES:
+        raise DataError(f"{where}: names of {dtype.itemsize} bytes each, {size} bytes in all; expected at most "
+                        f"{MAX_NAMES_BYTES} bytes of names")
+
+
 def npz_joint_names(path, source):
     """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
     read by :func:`_pickled_names`), or None (no such member); the member's header
@@ -182,6 +195,7 @@ def npz_joint_names(path, source):
                 return _pickled_names(archive, info, where)
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
+            _check_names_size(shape, dtype, where)
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
             return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
@@ -197,7 +211,6 @@ def npz_joint_names(path, source):
 # protocol-2 pickle's bytes through _codecs.encode). Each is answered by a stand-in below that records what the
 # pickle says in plain Python objects: numpy's own dtype and ndarray never see the pickle, whose dtype state sets
 # the dtype's flags and fields (an object dtype that takes raw bytes: pointers read and written, a crash or worse).
-_MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
 
 
 class _PickledDtype:
@@ -291,9 +304,9 @@ class _NamesUnpickler(pickle.Unpickler):
 
 def _pickled_names(archive, info, where):
     """The names of a pickled (object) ``joint_names`` member, through :class:`_NamesUnpickler`."""
-    if info.file_size > _MAX_PICKLED_NAMES_BYTES:
+    if info.file_size > MAX_NAMES_BYTES:
         raise DataError(f"{where}: a pickled array of {info.file_size} bytes; expected at most "
-                        f"{_MAX_PICKLED_NAMES_BYTES} bytes of names")
+                        f"{MAX_NAMES_BYTES} bytes of names")
     offset = _npy_header(archive, info)[2]
     with archive.open(info) as stream:
         stream.read(offset)
@@ -350,6 +363,8 @@ def _h5_names(shape, dtype, read, where):
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     if not text or math.prod(shape or ()) > MAX_COLUMNS:
         raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
+    if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
+        _check_names_size(shape, dtype, where)
     return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
             for x in np.asarray(read(), dtype=object).reshape(-1)]
 
