@@ -1,9 +1,12 @@
 """Plain arrays, NPZ archives and HDF5 files: one array per field, chosen by key."""
 from __future__ import annotations
 
-import functools
+import io
 import math
 import pickle
+import pickletools
+import re
+import sys
 import tokenize
 import zipfile
 import zlib
@@ -160,6 +163,19 @@ def numeric_member(archive, info, where, left=MAX_VALUES, too_many=None):
         raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
+# Bytes of a log's joint names (MAX_COLUMNS names of a hundred characters): a member or dataset of fixed-length text
+# declares its length, which compression hides (3 names of 10⁸ characters in a 300 kB gzipped HDF5 file read 300 MB)
+MAX_NAMES_BYTES = 2 ** 20
+
+
+def _check_names_size(shape, dtype, where):
+    """Refuse names of fixed-length text (``shape``, ``dtype``) whose array holds more than :data:`MAX_NAMES_BYTES`."""
+    size = math.prod(shape or ()) * dtype.itemsize
+    if size > MAX_NAMES_BYTES:
+        raise DataError(f"{where}: names of {dtype.itemsize} bytes each, {size} bytes in all; expected at most "
+                        f"{MAX_NAMES_BYTES} bytes of names")
+
+
 def npz_joint_names(path, source):
     """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
     read by :func:`_pickled_names`), or None (no such member); the member's header
@@ -179,6 +195,7 @@ def npz_joint_names(path, source):
                 return _pickled_names(archive, info, where)
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
                 raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
+            _check_names_size(shape, dtype, where)
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
             return _texts(_npy_data(archive, info))
@@ -188,92 +205,141 @@ def npz_joint_names(path, source):
             raise DataError(f"{where}: not a valid NPZ member ({_one_line(exc)})") from None
 
 
-# A pickled array of names holds the array's reconstruction, its dtype and the names' text: nothing else is built
-_ARRAY_GLOBALS = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-                  ("numpy", "ndarray"), ("numpy", "dtype")}
-_MAX_PICKLED_NAMES_BYTES = 2 ** 20         # MAX_COLUMNS names of a hundred characters
+# A pickled array of names (np.save of an object array: pandas' columns.values) names numpy's array reconstruction,
+# ndarray, dtype, and numpy's text scalars for names held as np.str_ / np.bytes_ (numpy 1's module paths and 2's; a
+# protocol-2 pickle's bytes through _codecs.encode). Each is answered by a stand-in below that records what the
+# pickle says in plain Python objects: numpy's own dtype and ndarray never see the pickle, whose dtype state sets
+# the dtype's flags and fields (an object dtype that takes raw bytes: pointers read and written, a crash or worse).
 
 
-def _bounded(shape, dtype):
-    """The element count and dtype of an array a pickle asks numpy to make, refused beyond MAX_COLUMNS elements or
-    four times :data:`_MAX_PICKLED_NAMES_BYTES` (numpy allocates what the pickle claims before any name is read)."""
-    if not isinstance(shape, tuple) or not all(type(k) is int and k >= 0 for k in shape):
-        raise pickle.UnpicklingError(f"an array's shape {shown(shape)} is no shape")
-    dtype, count = np.dtype(dtype), math.prod(shape)
-    if count > MAX_COLUMNS or count * dtype.itemsize > 4 * _MAX_PICKLED_NAMES_BYTES:
-        raise pickle.UnpicklingError(f"it claims an array of shape {shape} of {dtype}, not one of names")
-    return count, dtype
+class _PickledDtype:
+    """``numpy.dtype(spec, align, copy)`` as a pickle names it: the spec ('O8', 'U5', 'S3') and, from its state,
+    the byte order; nothing else of the state is used."""
 
+    spec, order = "", "<"                  # as made by a pickle's NEWOBJ, which calls no __init__
 
-class _PickledNames(np.ndarray):
-    """The ndarray a pickle of names builds, its state checked before numpy takes it: numpy trusts a pickle's state
-    (an object array's list shorter than its shape left pointers unset, read as a segmentation fault; a shape of 10⁹
-    objects allocated 8 GB)."""
-
-    def __new__(cls, *args, **kwargs):
-        raise pickle.UnpicklingError("it calls numpy.ndarray, which no pickled array does")
+    def __init__(self, spec, align=False, copy=False):
+        if not isinstance(spec, str) or not re.fullmatch(r"[OUS][0-9]{1,6}", spec):
+            raise pickle.UnpicklingError(f"a dtype {shown(spec)}, which is no dtype of an array of names")
+        self.spec, self.order = spec, "<"
 
     def __setstate__(self, state):
-        if not isinstance(state, tuple) or len(state) not in (4, 5):
-            raise pickle.UnpicklingError("a damaged array state")
-        shape, dtype, _, data = state[-4:]
-        count, dtype = _bounded(shape, dtype)
-        if dtype.kind not in "OUS" or dtype.fields is not None or dtype.subdtype is not None:
-            raise pickle.UnpicklingError(f"an array of {dtype}, not of names")
-        if dtype.hasobject and not (type(data) is list and len(data) == count):
-            raise pickle.UnpicklingError(f"an object array of {count} elements holding "
-                                         f"{len(data) if type(data) is list else shown(data)}")
-        super().__setstate__(state)
+        if isinstance(state, tuple) and len(state) > 1 and state[1] in ("<", ">", "|", "="):
+            self.order = state[1]
 
 
-def _reconstruct(real, subtype, shape, dtype):
-    if subtype is not _PickledNames:
-        raise pickle.UnpicklingError(f"it reconstructs {shown(subtype)}, not an ndarray")
-    _bounded(shape, dtype)
-    return real(subtype, shape, dtype)
+class _PickledArray:
+    """What ``numpy.core.multiarray._reconstruct(ndarray, …)`` stands for: the array's dtype and values, as its
+    state (``ndarray.__reduce__``'s: version, shape, dtype, Fortran order, values in C order) gives them."""
+
+    shape = dtype = values = None
+
+    def __init__(self, subtype, shape, typecode):
+        if subtype is not _PickledArray:
+            raise pickle.UnpicklingError("an array of another class than numpy.ndarray")
+
+    def __setstate__(self, state):
+        if not (isinstance(state, tuple) and len(state) == 5 and isinstance(state[2], _PickledDtype)):
+            raise pickle.UnpicklingError("an array's state of another form than numpy's")
+        self.shape, self.dtype, self.values = state[1], state[2], state[4]
+
+
+def _pickled_scalar(dtype, data):
+    """``numpy.core.multiarray.scalar(dtype, data)`` of a text dtype: the np.str_ or np.bytes_ name as str or
+    bytes."""
+    if not isinstance(dtype, _PickledDtype) or not dtype.spec.startswith(("U", "S")) or not isinstance(data, bytes):
+        raise pickle.UnpicklingError("a numpy scalar other than text")
+    if dtype.spec.startswith("S"):
+        return data.rstrip(b"\0")
+    big = dtype.order == ">" or (dtype.order == "=" and sys.byteorder == "big")
+    try:
+        return data.decode("utf-32-be" if big else "utf-32-le").rstrip("\0")
+    except UnicodeDecodeError as exc:
+        raise pickle.UnpicklingError(f"a numpy text scalar that is no text ({exc.reason})") from None
+
+
+def _latin1(text, encoding="latin1"):
+    """``_codecs.encode(text, 'latin1')``: how a protocol-2 pickle writes bytes (numpy < 1.17's np.save)."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("_codecs.encode of other than text to latin1")
+    return text.encode("latin1")
+
+
+_STAND_INS = {("numpy", "ndarray"): _PickledArray, ("numpy", "dtype"): _PickledDtype, ("_codecs", "encode"): _latin1,
+              **{(module, "_reconstruct"): _PickledArray for module in ("numpy.core.multiarray",
+                                                                          "numpy._core.multiarray")},
+              **{(module, "scalar"): _pickled_scalar for module in ("numpy.core.multiarray", "numpy._core.multiarray")}}
+
+
+# out-of-band buffers (protocol 5), which np.save never writes
+_FOREIGN_OPCODES = {"BYTEARRAY8", "NEXT_BUFFER", "READONLY_BUFFER"}
+# opcodes whose argument is a memo index or a frame's length: at most the pickle's size
+_BOUNDED_OPCODES = {"PUT", "BINPUT", "LONG_BINPUT", "GET", "BINGET", "LONG_BINGET", "FRAME"}
+
+
+def _check_opcodes(data):
+    """Read the opcodes of the pickle ``data`` before it is loaded (:func:`pickletools.genops` parses their arguments
+    and builds nothing): a memo index beyond the pickle's size is refused, as the unpickler grows its memo to twice
+    the index, zeroed (a LONG_BINPUT of 2²⁵ took 512 MiB, of 2³² 64 GiB), and so are a frame longer than the pickle
+    and out-of-band buffers. A length an opcode claims beyond the data is genops' ValueError: none reaches the
+    unpickler, which allocates it first."""
+    for opcode, arg, _ in pickletools.genops(data):
+        if opcode.name in _FOREIGN_OPCODES or (opcode.name in _BOUNDED_OPCODES and int(arg) > len(data)):
+            raise pickle.UnpicklingError(f"opcode {opcode.name} {arg}, which no array of names holds")
+        if opcode.name == "STOP":
+            return
 
 
 class _NamesUnpickler(pickle.Unpickler):
-    """An unpickler that builds numpy arrays of names and plain values only (the standard library's way to restrict
-    one: ``find_class``); any other class or function the pickle names is refused, never imported or called, and
-    the arrays' shapes and states are checked before numpy makes them (:class:`_PickledNames`)."""
+    """An unpickler of an array of names (the standard library's way to restrict one: ``find_class``): the globals
+    such a pickle names are answered by stand-ins (:data:`_STAND_INS`), any other is refused, never imported or
+    called."""
 
     def find_class(self, module, name):
-        if (module, name) not in _ARRAY_GLOBALS:
-            raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
-        found = super().find_class(module, name)
-        if name == "ndarray":
-            return _PickledNames
-        if name == "_reconstruct":
-            return functools.partial(_reconstruct, found)
-        return found
+        if (module, name) in _STAND_INS:
+            return _STAND_INS[module, name]
+        raise pickle.UnpicklingError(f"it names {module}.{name}, which is no part of an array of names")
 
 
 def _pickled_names(archive, info, where):
     """The names of a pickled (object) ``joint_names`` member, through :class:`_NamesUnpickler`."""
-    if info.file_size > _MAX_PICKLED_NAMES_BYTES:
+    if info.file_size > MAX_NAMES_BYTES:
         raise DataError(f"{where}: a pickled array of {info.file_size} bytes; expected at most "
-                        f"{_MAX_PICKLED_NAMES_BYTES} bytes of names")
+                        f"{MAX_NAMES_BYTES} bytes of names")
     offset = _npy_header(archive, info)[2]
     with archive.open(info) as stream:
         stream.read(offset)
-        try:
-            names = _NamesUnpickler(stream).load()
-        except (pickle.UnpicklingError, MemoryError, *_NPZ_ERRORS, AttributeError, TypeError, IndexError,
-                KeyError) as exc:
-            raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
-                            "joint names") from None
-    if (not isinstance(names, np.ndarray) or names.size > MAX_COLUMNS
-            or not all(isinstance(name, (str, bytes)) for name in names.reshape(-1))):
-        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got "
-                        f"{shown(names if not isinstance(names, np.ndarray) else names.reshape(-1)[:4])}")
-    return _texts(names)
+        data = stream.read()
+    try:
+        _check_opcodes(data)
+        names = _NamesUnpickler(io.BytesIO(data)).load()
+    except (pickle.UnpicklingError, MemoryError, OverflowError, *_NPZ_ERRORS, AttributeError, TypeError,
+            IndexError, KeyError) as exc:
+        raise DataError(f"{where}: a damaged or foreign pickle ({_one_line(exc)}); expected an array of "
+                        "joint names") from None
+    objects = isinstance(names, _PickledArray) and names.dtype is not None and names.dtype.spec.startswith("O")
+    values = names.values if objects else None
+    # as many names as the shape says: a state whose list is shorter than its shape is a damaged one (numpy itself
+    # left the missing elements as unset pointers: a crash)
+    shape = names.shape if objects else None
+    shaped = isinstance(shape, tuple) and all(type(k) is int and k >= 0 for k in shape)
+    if isinstance(values, list) and not (shaped and math.prod(shape) == len(values)):
+        count = math.prod(shape) if shaped else "?"
+        raise DataError(f"{where}: a damaged pickle: an array of shape {shown(shape)}: {count} elements holding "
+                        f"{len(values)}; expected an array of joint names")
+    if (not isinstance(values, list) or len(values) > MAX_COLUMNS
+            or not all(isinstance(name, (str, bytes)) for name in values)):
+        got = (shown(values[:4]) if isinstance(values, list) else "an array of no objects" if
+               isinstance(names, _PickledArray) else f"a {type(names).__name__}")
+        raise DataError(f"{where}: expected an array of at most {MAX_COLUMNS} names (text), got {got}")
+    return _texts(values)
 
 
 def _texts(names):
-    """An array of names (str or bytes, any shape) as a flat list of str: bytes decoded as UTF-8, not str() of them
-    ("b'joint2'", which names no joint)."""
-    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in names.reshape(-1)]
+    """Names (str or bytes; an array of any shape, or a list) as a flat list of str: bytes decoded as UTF-8, not str()
+    of them ("b'joint2'", which names no joint)."""
+    flat = names.reshape(-1) if isinstance(names, np.ndarray) else names
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in flat]
 
 
 def h5_joint_names(path, source):
@@ -311,6 +377,8 @@ def _h5_names(shape, dtype, read, where):
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     if not text or math.prod(shape or ()) > MAX_COLUMNS:
         raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
+    if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
+        _check_names_size(shape, dtype, where)
     return _texts(np.asarray(read(), dtype=object))
 
 

@@ -214,15 +214,24 @@ def text_lines(text, source):
 def decoded(raw, source=None):
     """The text of a trajectory file's bytes: spreadsheet exports may be UTF-16 (with a byte-order mark); anything
     else is read as UTF-8 (a byte-order mark dropped), whose decoding errors become U+FFFD, then "not a number" on
-    the line that holds them. With ``source`` (a reader's), NUL bytes outside UTF-16 are refused: no text of a
-    trajectory holds one, and UTF-16 without a byte-order mark was refused as a header of columns such as
-    '\\x00t\\x00'."""
+    the line that holds them. With ``source`` (a reader's), UTF-16 without a byte-order mark is refused (it was
+    refused as a header of columns such as '\\x00t\\x00'); NUL bytes elsewhere (a block of them where a crash left
+    a line unwritten) are the damage of the lines that hold them, which ``skip_bad_rows`` skips."""
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
-    if source is not None and not utf16 and (at := raw.find(b"\x00")) >= 0:
+    if source is not None and not utf16 and _utf16_without_mark(raw) and (at := raw.find(b"\x00")) >= 0:
         line = raw.count(b"\n", 0, at) + 1
         raise DataError(f"{source}: line {line}: a NUL byte (byte {at}): not UTF-8 text (UTF-16 without a byte-order "
                         "mark?); save it as UTF-8, or UTF-16 with its byte-order mark")
     return raw.decode("utf-16" if utf16 else "utf-8-sig", errors="replace")
+
+
+def _utf16_without_mark(raw):
+    """Whether ``raw`` begins as text saved as UTF-16 without its byte-order mark: in its first 256 bytes, those at
+    the even offsets, or those at the odd ones, all NUL (the high bytes of ASCII characters), the others none."""
+    head = raw[:256]
+    even, odd = head[0::2], head[1::2]
+    return bool(odd) and any(part.count(0) == len(part) and 0 not in other
+                             for part, other in ((even, odd), (odd, even)))
 
 
 # write_trajectory's joint names line, '# joints: a, b, c', as a hand-edited file may spell it too ('#Joints:a,b')
