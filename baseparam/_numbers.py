@@ -25,6 +25,8 @@ _ALL_REAL = object()    # real_array's "no item of an object array is refused" (
 # A joint position, velocity or acceleration beyond this (rad, m, per s, per s²) is a unit or data
 # error, and would overflow the dynamics' products.
 ABSURD = 1e8
+# what an int or a Fraction too large for float64 is called in a refusal (float() of it: OverflowError)
+BEYOND_FLOAT = f"a number beyond the float range (|x| > {np.finfo(float).max:.3g})"
 
 
 def distinct_seconds(*times) -> tuple:
@@ -144,8 +146,7 @@ def real_array(name, x, error=ArgumentError):
             try:
                 return arr.astype(np.float64)
             except OverflowError:       # an int or a Fraction beyond float64 (it was said as "object items")
-                raise error(f"{name}: a number beyond the float range (|x| > {np.finfo(float).max:.3g}); expected "
-                            "numbers in SI units") from None
+                raise error(f"{name}: {BEYOND_FLOAT}; expected numbers in SI units") from None
             except (TypeError, ValueError):
                 item = None
         what = type(item).__name__ if item is not None else "object"
@@ -190,4 +191,4 @@ def flat_values(x, n):
     try:
         return np.asarray(x, dtype=np.float64).ravel()   # converted as before the count was taken first
     except OverflowError:       # an int or a Fraction beyond float64: no number these callers can use
-        raise ValueError(f"a number beyond the float range (|x| > {np.finfo(float).max:.3g})") from None
+        raise ValueError(BEYOND_FLOAT) from None

@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._numbers import ABSURD, check_state_values, is_real, is_whole, real_array
+from ._numbers import ABSURD, BEYOND_FLOAT, check_state_values, is_real, is_whole, real_array
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
 from ._memory import check_memory
 from .errors import ArgumentError, ArgumentTypeError, printable
@@ -525,8 +525,7 @@ def _plain_value(name, value, plain, what):
             raise TypeError
         return plain(value)
     except OverflowError:
-        raise ArgumentError(f"{name}: a number beyond the float range (|x| > {np.finfo(float).max:.3g}); expected "
-                            f"{what}") from None
+        raise ArgumentError(f"{name}: {BEYOND_FLOAT}; expected {what}") from None
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"{name}: expected {what}, got {type(value).__name__} {shown(value)}") from None
 
