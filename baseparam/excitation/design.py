@@ -31,7 +31,7 @@ from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
-from .payload import PAYLOAD_JOINTS
+from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
 from .fourier import FourierSeries, Samples
@@ -155,7 +155,6 @@ class ExcitationDesign:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
-        from .payload import PayloadColumns        # imported where a payload design needs it
         check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
                                  "samples": (Samples, "the design's Samples"),
                                  "base": (BaseParameters, "the BaseParameters of find_base_parameters(robot)"),
@@ -343,7 +342,6 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
             raise ArgumentError(f"torque_limits: no joint has a torque limit ({lim.source}: tau, or a URDF's effort)")
     columns, held, load = base.pivots, None, None
     if payload:
-        from .payload import payload_columns
         load = payload_columns(robot, parameters, lim, payload_joints, pose)
         columns = load.pivots
         held = load.pose.copy()
