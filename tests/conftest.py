@@ -215,6 +215,29 @@ def address_space_capped(room):
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+def in_threads(call, count):
+    """``call(i)`` for i in 0 … count − 1, each in a thread of its own, all started before any is joined: the answers
+    in that order. An exception of any thread fails the test in the caller's thread (a thread's own would only be
+    printed)."""
+    import threading
+
+    results, errors = [None] * count, []
+
+    def run(i):
+        try:
+            results[i] = call(i)
+        except BaseException as exc:            # noqa: BLE001 (said below, in the test's thread)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    return results
+
+
 def interrupted_calls(shared, step, samples, *, after=False):
     """The answers of ``shared`` (an object with a ``_lock`` and buffers) called on ``samples[0]`` in this thread and
     on ``samples[1]`` in another, whose whole call is made to fall inside the first's ``step`` (the name of a method

@@ -18,7 +18,7 @@ from baseparam.identification import _consistent
 from baseparam.identification._consistent import FOLDS
 from baseparam.identification._least_squares import accumulate, least_squares
 from baseparam.identification.preprocessing import Processed
-from conftest import ROOT
+from conftest import ROOT, in_threads
 from random_bodies import random_parameters, random_states
 
 pytest.importorskip("cvxpy")
@@ -123,20 +123,7 @@ def test_threads_fitting_one_robot_at_once_each_get_their_own_program(puma, monk
         return original(self, *args)
 
     monkeypatch.setattr(_consistent._Problem, "solve", held)
-    results, errors = [None, None], []
-
-    def run(i):
-        try:
-            results[i] = fit(kept, sets[i])
-        except BaseException as exc:            # noqa: BLE001 (said below, in the test's thread)
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
+    results = in_threads(lambda i: fit(kept, sets[i]), 2)
     assert len(builds) == 2 + 2                            # the two alone, and one for each thread
     for a, b in zip(alone, results):
         same(a, b)

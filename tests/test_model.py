@@ -14,7 +14,7 @@ import pytest
 import baseparam as bp
 from baseparam.model._kernels import kernels_of
 from baseparam.dynamics.forward import kernel
-from conftest import ROOT
+from conftest import ROOT, in_threads
 from random_bodies import assert_close, custom_robot, random_parameters, random_states, with_drives
 
 PARAMS = ["pseudo", "khalil"]
@@ -277,21 +277,12 @@ def test_threads_share_one_model():
                 np.array([bp.forward_dynamics(model, q[s], qd[s], tau[s]) for s in range(len(q))]))
     fresh = copy.deepcopy(robot)                          # no kernel built yet: the threads race to build them
     model = bp.Model(fresh, p)
-    results, errors = [None] * 4, []
     start = threading.Barrier(4)
 
     def run(i):
-        try:
-            start.wait()
-            results[i] = work(model)
-        except Exception as error:                       # reported below, in the main thread
-            errors.append(error)
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
+        start.wait()
+        return work(model)
+    results = in_threads(run, 4)
     expected = work(bp.Model(robot, p))
     for result in results:
         for got, want in zip(result, expected):
