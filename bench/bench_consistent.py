@@ -179,9 +179,9 @@ def reuse():
                             cpu[way].append(time.process_time() - start)
                     a, b = results["new"].x, results["kept"].x
                     worst = max(worst, float(np.max(np.abs(a - b)) / np.max(np.abs(a))))
-            new, old = np.mean(cpu["kept"][1:]), np.mean(cpu["new"])
-            print(f"{name:<11} {label:<25} {len(cpu['new'])} fits: new program {old:.3f} s, kept program "
-                  f"{new:.3f} s after a first of {cpu['kept'][0]:.3f} s: ratio {new / old:.2f}; "
+            own, kept_s = np.mean(cpu["new"]), np.mean(cpu["kept"][1:])
+            print(f"{name:<11} {label:<25} {len(cpu['new'])} fits: new program {own:.3f} s, kept program "
+                  f"{kept_s:.3f} s after a first of {cpu['kept'][0]:.3f} s: ratio {kept_s / own:.2f}; "
                   f"largest difference {worst:.1e} of max|x|")
 
 
