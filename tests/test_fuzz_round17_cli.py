@@ -43,7 +43,8 @@ def _unwritable(kind):
 
 # `baseparam … 2>/dev/full` (or `2>&1 | head -c0`) ended with status 1: the refusal's (or a warning's) write to stderr
 # raised OSError past every handler, and the traceback for it could not be written either. The status is all such
-# a run can still say: 2, as for stdout on a full disk.
+# a run can still say: 2 for the refusal, as for stdout on a full disk (a warning stderr cannot take is lost, and a
+# run that did its work ends with 0: test_review_round17_rev4.py).
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("kind", ["full", "closed_pipe"])
 def test_a_run_whose_stderr_cannot_be_written_ends_with_status_2(tmp_path, kind):
