@@ -313,11 +313,11 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     check_progress(progress)
     if time_budget is not None:
         # inf (the budget of no limit, as 1e308 s) said as a budget beyond the largest, not as "expected > 0, got inf"
-        if isinstance(time_budget, Real) and not isinstance(time_budget, bool) and time_budget == math.inf:
-            raise ArgumentError(f"time_budget: inf s is beyond {MAX_TIME_BUDGET:g} s (31 years): leave it out for no "
-                                "budget")
-        time_budget = check_number(time_budget, "time_budget", low=0, strict=True, expected="a number of seconds > 0")
-        if time_budget > MAX_TIME_BUDGET:
+        endless = isinstance(time_budget, Real) and not isinstance(time_budget, bool) and time_budget == math.inf
+        if not endless:
+            time_budget = check_number(time_budget, "time_budget", low=0, strict=True,
+                                       expected="a number of seconds > 0")
+        if endless or time_budget > MAX_TIME_BUDGET:
             raise ArgumentError(f"time_budget: {time_budget:g} s is beyond {MAX_TIME_BUDGET:g} s (31 years): leave it "
                                 "out for no budget")
     lim = motion_limits(robot, limits)
