@@ -8,7 +8,7 @@ import pytest
 
 import baseparam as bp
 from baseparam import evaluation
-from conftest import ROOT
+from conftest import ROOT, address_space_capped
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -134,8 +134,6 @@ def test_figures_look_at_the_shapes_before_the_values(call, words):
 def test_the_figures_temporaries_are_sized_before_they_are_made(call):
     """Inputs of a few MB whose figures need tens of GB: numpy's bare MemoryError (here under an address-space cap of
     1 GB above the process's size) before; now the budget's one line, before any value is read."""
-    from conftest import address_space_capped
-
     with address_space_capped(2 ** 30), pytest.raises(bp.ResourceLimitError, match="would need"):
         call()
 
