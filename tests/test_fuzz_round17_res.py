@@ -3,15 +3,13 @@ commands' standard streams, each test failing on the code before its fix."""
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import click
 import pytest
 
 from baseparam import cli
 from baseparam.errors import ResourceLimitError, StorageError
-
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def _baseparam(args, cwd, stdout=subprocess.PIPE, **env):

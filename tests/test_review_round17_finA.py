@@ -30,13 +30,12 @@ def test_an_empty_mass_bounds_entry_is_said_as_the_other_comma_lists(tmp_path, m
     """--mass-bounds gave comma_list the name 'K:LO:HI entries, but' to fit click's BadParameter: the refusal read
     "Invalid value for --mass-bounds: K:LO:HI entries, but: entry 2 of … is empty", where --symbolic and --what say
     "--symbolic: entry 2 of … is empty"."""
-    from pathlib import Path
-
     from click.testing import CliRunner
 
     from baseparam.cli import main
+    from conftest import ROOT
     monkeypatch.chdir(tmp_path)
-    robot = Path(__file__).resolve().parents[1] / "robots" / "planar_rrr.yaml"
+    robot = ROOT / "robots" / "planar_rrr.yaml"
     res = CliRunner().invoke(main, ["identify", str(robot), "log.csv", "--mass-bounds", "1:0:1,,2:0:1"])
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == ["baseparam: --mass-bounds: entry 2 of '1:0:1,,2:0:1' is empty"]

@@ -3,12 +3,12 @@ failing on the code before its fix."""
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
 
