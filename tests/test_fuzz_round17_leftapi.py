@@ -8,7 +8,7 @@ import pytest
 
 import baseparam as bp
 from baseparam import evaluation
-from conftest import ROOT, address_space_capped
+from conftest import ROOT, address_space_capped, in_threads
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
@@ -90,17 +90,13 @@ def test_two_threads_loading_one_kernel_compile_it_once(tmp_path, monkeypatch):
     monkeypatch.setattr(_native, "_compile", counted)
     source = f"/* {tmp_path} */\ndouble twice(double x) {{ return 2.0 * x; }}\n"
     functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
-    start, libraries = threading.Barrier(2), []
+    start = threading.Barrier(2)
 
-    def load():
+    def load(i):
         start.wait()
-        libraries.append(_native.load(source, functions))
+        return _native.load(source, functions)
 
-    threads = [threading.Thread(target=load) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    libraries = in_threads(load, 2)
     assert len(compiles) == 1
     assert libraries[0] is libraries[1] and libraries[0].twice(1.5) == 3.0
 
