@@ -137,10 +137,10 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
 
 
 def _say_warning(text):
-    """A warning's line on stderr, lost (as Python's own ``warnings`` loses it) when stderr cannot take it: a full
-    disk or a pipe whose reader left (``2>/dev/full``). A warning is no outcome of the run: a run that did all its
-    work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs written, where one with
-    stderr closed (``2>&-``) ends with 0."""
+    """A warning's (or a reader's note's) line on stderr, lost (as Python's own ``warnings`` loses it) when stderr
+    cannot take it: a full disk or a pipe whose reader left (``2>/dev/full``). A warning is no outcome of the run: a
+    run that did all its work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs
+    written, where one with stderr closed (``2>&-``) ends with 0."""
     with contextlib.suppress(OSError):
         click.echo(text, err=True)
 
@@ -162,7 +162,7 @@ def _reader_note(note):
     reader gave the same text as a warning, shown already (a damaged file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
     if _warning_text(note) not in shown:
-        click.echo(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}", err=True)
+        _say_warning(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}")
 
 
 def _flag(name):
