@@ -459,8 +459,6 @@ def _one_line_errors(path, on_exit=None, inputs=None):
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
         if on_exit is not None:
             on_exit()
-        if _reader_gone(exc):                        # a stream's, not the input's (_OneLineErrors.invoke says it)
-            raise
         signalled = _signal_within(exc)
         if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
             raise signalled from None
@@ -636,8 +634,7 @@ class _OneLineErrors(click.Group):
 
 def _reader_gone(exc):
     """Whether ``exc`` is a write to a pipe whose reader closed it (``baseparam … | head -c1``): EPIPE on a
-    stream, no file named. Inside a command it was said as the input's ("puma560.yaml: Broken pipe"): it is
-    :func:`_closed_pipe_said`'s."""
+    stream, no file named, which :func:`_closed_pipe_said` says (inside a command, :func:`_to_stdout` says it)."""
     return isinstance(exc, BrokenPipeError) and exc.filename is None
 
 
