@@ -137,10 +137,10 @@ def _warning_line(message, category, filename, lineno, file=None, line=None, *, 
 
 
 def _say_warning(text):
-    """A warning's line on stderr, lost (as Python's own ``warnings`` loses it) when stderr cannot take it: a full
-    disk or a pipe whose reader left (``2>/dev/full``). A warning is no outcome of the run: a run that did all its
-    work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs written, where one with
-    stderr closed (``2>&-``) ends with 0."""
+    """A warning's (or a reader's note's) line on stderr, lost (as Python's own ``warnings`` loses it) when stderr
+    cannot take it: a full disk or a pipe whose reader left (``2>/dev/full``). A warning is no outcome of the run: a
+    run that did all its work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs
+    written, where one with stderr closed (``2>&-``) ends with 0."""
     with contextlib.suppress(OSError):
         click.echo(text, err=True)
 
@@ -162,7 +162,7 @@ def _reader_note(note):
     reader gave the same text as a warning, shown already (a damaged file read in part is both)."""
     shown = getattr(warnings.showwarning, "keywords", {}).get("shown") or ()
     if _warning_text(note) not in shown:
-        click.echo(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}", err=True)
+        _say_warning(f"baseparam: {as_flags(_one_line(note), clauses=False, keep=_robot_names())}")
 
 
 def _flag(name):
@@ -459,8 +459,6 @@ def _one_line_errors(path, on_exit=None, inputs=None):
     except Exception as exc:  # noqa: BLE001 — the contract promises one line, never a traceback
         if on_exit is not None:
             on_exit()
-        if _reader_gone(exc):                        # a stream's, not the input's (_OneLineErrors.invoke says it)
-            raise
         signalled = _signal_within(exc)
         if signalled is not None:                    # Ctrl-C or SIGTERM that Python wrapped: a stop, not a bug
             raise signalled from None
@@ -636,8 +634,7 @@ class _OneLineErrors(click.Group):
 
 def _reader_gone(exc):
     """Whether ``exc`` is a write to a pipe whose reader closed it (``baseparam … | head -c1``): EPIPE on a
-    stream, no file named. Inside a command it was said as the input's ("puma560.yaml: Broken pipe"): it is
-    :func:`_closed_pipe_said`'s."""
+    stream, no file named, which :func:`_closed_pipe_said` says (inside a command, :func:`_to_stdout` says it)."""
     return isinstance(exc, BrokenPipeError) and exc.filename is None
 
 
