@@ -67,9 +67,12 @@ def test_figure_to_a_special_file_is_written_there_not_beside_it(tmp_path):
     reader.start()
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(log),
                                        "--plot", str(fifo)])
-    if reader.is_alive():                 # the old code never opened the pipe: let the reader go
-        with open(fifo, "wb"):
-            pass
+    # the old code never opened the pipe: let the reader go. Without blocking: the reader may have had its EOF
+    # and be on its way out (is_alive() still true), and a blocking open for writing then waits for a reader forever
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:                       # ENXIO: no reader left
+        pass
     reader.join(10)
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fig", "log.csv"]
