@@ -11,7 +11,8 @@ import numpy as np
 from .._atomic import robot_protected, write_text
 from .._checks import counted, shown
 from .._numbers import json_float, json_floats
-from .._validation import check_field_kinds, check_field_shapes, check_number, check_path, check_real_array
+from .._validation import (check_field_kinds, check_field_shapes, check_number, check_path, check_real_array,
+                           float_fields)
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
 from ..model.robot import Inertia, robot_to_yaml
@@ -68,6 +69,7 @@ class Metrics:
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
+        float_fields(self, ("rmse", "nrmse_percent"))
         check_field_shapes(self, {"rmse": ("n_dof",), "nrmse_percent": ("n_dof",)})
         check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
 
