@@ -304,10 +304,12 @@ _CASE_SENSITIVE = {"--python"}
 # What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
 # under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot).
 _EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
-                      ".yaml": "YAML", ".yml": "YAML"}
-# The robot descriptions written in every command that has the flag, and the extension a refusal suggests: load_robot
-# reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf)
-_DESCRIPTIONS = {"--yaml": ("YAML", ".yaml"), "--urdf": ("URDF", ".urdf"), "--mjcf": ("MJCF", ".xml")}
+                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5"}
+# The format each of these flags writes in every command that has it, and the extension a refusal suggests: load_robot
+# reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf), the
+# trajectory readers a log by its extension (JSON under o.csv is read as CSV), as users' tools do
+_FLAG_FORMATS = {"--yaml": ("YAML", ".yaml"), "--urdf": ("URDF", ".urdf"), "--mjcf": ("MJCF", ".xml"),
+                 "--json": ("JSON", ".json"), "--h5": ("HDF5", ".h5")}
 
 
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
@@ -324,7 +326,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
         Flag → what the refusal of '-' for it says.
     writes : dict of str → (str, str), optional
         Flag → the format it writes and the extension a refusal suggests, when its name may have any extension but
-        another format's (:data:`_DESCRIPTIONS`' flags write their format in every command).
+        another format's (:data:`_FLAG_FORMATS`' flags write their format in every command).
     """
     import stat
 
@@ -360,7 +362,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
             check_output(out)
         except StorageError as exc:
             _fail(str(exc), 2)
-    writes = {**_DESCRIPTIONS, **(writes or {})}
+    writes = {**_FLAG_FORMATS, **(writes or {})}
     for flag, out in named:  # after: a name ending in '/' is a folder's, whatever its extension
         suffixes = _SUFFIXES.get(flag, ())
         ext = os.path.splitext(out)[1]
@@ -1492,7 +1494,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     if folder:                                                          # there, the robot file's stem + _excite.csv
         csv_out = os.path.join(csv_out, os.path.splitext(os.path.basename(robot_file))[0] + "_excite.csv")
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
-                   {"--out": "give a file name", "--plot": "give a file name"})
+                   {"--out": "give a file name", "--plot": "give a file name"}, writes={"--out": ("CSV", ".csv")})
     if folder:               # made when the file is written: a read-only or full disk said before the work
         from ._atomic import unwritable
         problem = unwritable(csv_out, made=True)
