@@ -44,12 +44,15 @@ def check_robot(robot, name: str = "robot"):
 # -- scalars and options --------------------------------------------------------------------------------------------
 # check_flag (_checks.check_flag), re-exported
 def check_names(value, name: str, *, allow_none=True):
-    """None (with ``allow_none``) or a sequence of names (str), as a list; a single str is refused, since it would
-    be read letter by letter."""
+    """None (with ``allow_none``) or a sequence of names (str), as a list of str; a single str is refused, since it
+    would be read letter by letter. A list, a tuple, or a 1-D array of text (NumPy's, a pandas Index: ``df.columns``,
+    read by its ``tolist()``)."""
     if value is None and allow_none:
         return None
+    if getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
+        value = value.tolist()
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
+        return [str(v) for v in value]
     raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
 

@@ -46,7 +46,7 @@ def test_every_public_result_class_checks_its_fields_when_built():
     ((np.zeros(3), 1.0, (1,)), r"StaticPoses.poses: expected shape \(n_poses, n_dof\), got \(3,\)"),
     ((np.zeros((2, 3)), "x", (1,)), "StaticPoses.condition_number: expected a number"),
     ((np.zeros((2, 3)), 1.0, None), "StaticPoses.moving: expected a tuple"),
-    ((np.zeros((2, 3)), 1.0, ("a",)), "StaticPoses.moving: expected 1-based joint numbers"),
+    ((np.zeros((2, 3)), 1.0, ("a",)), "StaticPoses.moving: expected distinct 1-based joint numbers"),
 ])
 def test_static_poses_built_by_hand_are_checked(fields, words):
     with pytest.raises(bp.ArgumentError, match=words) as caught:

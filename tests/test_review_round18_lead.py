@@ -59,3 +59,78 @@ def test_an_output_of_no_known_extension_or_of_its_own_in_any_case_is_written(tm
         result = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--json", name])
         assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["O.JSON", "noext", "o.txt"]
+
+
+def _scara():
+    from conftest import ROOT
+    return bp.Model(bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml"))
+
+
+def test_substeps_with_a_method_that_chooses_its_steps_is_refused():
+    """``simulate(method='DOP853', substeps=10)`` ignored the count without a word (RK4's only); rk4 takes it."""
+    model, t = _scara(), np.linspace(0.0, 0.1, 11)
+    n = model.robot.n_dof
+    with pytest.raises(bp.ArgumentError, match="substeps: 10 RK4 steps per interval, and method='DOP853'"):
+        bp.simulate(model, t, np.zeros(n), np.zeros(n), substeps=10)
+    finer = bp.simulate(model, t, np.zeros(n), np.zeros(n), method="rk4", substeps=10)
+    assert np.isfinite(finer.q).all()
+
+
+def test_noise_per_joint_of_more_joints_than_a_robot_has_is_refused():
+    """``SensorNoise.per_joint('tau', 10**12)`` was numpy's MemoryError after asking for 7 TiB."""
+    noise = bp.SensorNoise(tau=0.1)
+    with pytest.raises(bp.ArgumentError, match="n: expected a whole number from 0 to 64"):
+        noise.per_joint("tau", 10 ** 12)
+    assert noise.per_joint("tau", 3).tolist() == [0.1] * 3
+
+
+def test_a_reference_of_a_log_with_a_long_pause_is_refused_before_its_grid_is_made():
+    """A second of log at 1 kHz and one sample ten hours later: ``Reference.from_log`` made a uniform grid of
+    3.6·10⁷ rows and filtered copies of it (gigabytes) before any check."""
+    t = np.r_[np.arange(1000) * 1e-3, 36000.0]
+    q = np.zeros((1001, 3))
+    log = bp.Trajectory(t=t, q=q, tau=q)
+    with pytest.raises(bp.ArgumentError, match="3.6e[+]07 samples on a uniform grid.*a long pause"):
+        bp.Reference.from_log(log, 1000)
+    reference = bp.Reference.from_log(bp.Trajectory(t=t[:-1], q=q[:-1], tau=q[:-1]), 1000)
+    assert 0.99 < reference.duration < 1.0
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "Index"])
+def test_joint_names_as_an_array_are_names(kind, space, tmp_path):
+    """``write_floating_log(…, joint_names=np.array([...]))`` (or pandas' ``df.columns``) was refused as 'expected a
+    list of names': the names of a 1-D array of text are taken as a list's."""
+    import pandas as pd
+
+    from baseparam.identification.floating_logs import read_floating_log, write_floating_log
+    from conftest import ROOT
+
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    from baseparam.model.robot import joint_names
+    names = list(joint_names(robot.joints))
+    given = np.array(names) if kind == "ndarray" else pd.Index(names)
+    write_floating_log(tmp_path / "log.npz", space.log, joint_names=given)
+    assert list(read_floating_log(tmp_path / "log.npz", robot)[0].joint_names) == names
+
+
+def test_metrics_compare_takes_sources_as_names_not_letters():
+    """``Metrics.compare(…, sources='run.csv')`` kept the letters of the name as seven sources."""
+    tau = np.ones((4, 2))
+    assert bp.Metrics.compare(tau, tau, sources=["run.csv"]).sources == ["run.csv"]
+    with pytest.raises(bp.ArgumentTypeError, match="sources: expected a list of names"):
+        bp.Metrics.compare(tau, tau, sources="run.csv")
+
+
+@pytest.mark.parametrize("moving", [range(5, 7), np.array([5, 6]), [5, 6]])
+def test_static_poses_take_the_moving_joints_in_any_sequence(moving):
+    """A range or an array of joint numbers was refused ('expected a tuple of 1-based joints')."""
+    from baseparam.excitation.static_poses import StaticPoses
+    assert StaticPoses(np.zeros((4, 6)), 3.0, moving).moving == (5, 6)
+
+
+@pytest.mark.parametrize("moving", [(0,), (7,), (5, 5)])
+def test_static_poses_refuse_joints_the_poses_do_not_have(moving):
+    """Joint 0, 7 of six or a joint twice were kept, and the summary named them as the wrist's joints."""
+    from baseparam.excitation.static_poses import StaticPoses
+    with pytest.raises(bp.ArgumentError, match="distinct 1-based joint numbers from 1 to 6"):
+        StaticPoses(np.zeros((4, 6)), 3.0, moving)

@@ -47,11 +47,14 @@ class StaticPoses:
         check_field_shapes(self, {"poses": ("n_poses", "n_dof")})
         if len(self.poses) > MAX_POSES:     # before the values are read (a view broadcast to 10⁹ poses took seconds)
             raise ArgumentError(f"StaticPoses.poses: expected at most {MAX_POSES} poses, got {len(self.poses)}")
-        check_field_kinds(self, {"condition_number": (Real, "a number ≥ 1"), "moving": ((tuple, list), "a tuple of "
-                                                                                         "1-based joints")})
+        check_field_kinds(self, {"condition_number": (Real, "a number ≥ 1"),
+                                 "moving": ((tuple, list, range, np.ndarray), "a tuple of 1-based joints")})
         check_finite_fields(self, ("poses", "condition_number"))
-        if not all(isinstance(k, Integral) and not isinstance(k, bool) for k in self.moving):
-            raise ArgumentError(f"StaticPoses.moving: expected 1-based joint numbers, got {list(self.moving)!r:.80}")
+        n_dof = self.poses.shape[1]
+        if not all(isinstance(k, Integral) and not isinstance(k, bool) and 1 <= k <= n_dof for k in self.moving) \
+                or len(set(self.moving)) < len(self.moving):       # its summary named them as the wrist's joints
+            raise ArgumentError(f"StaticPoses.moving: expected distinct 1-based joint numbers from 1 to {n_dof} (the "
+                                f"poses' columns), got {list(self.moving)!r:.80}")
         object.__setattr__(self, "moving", tuple(int(k) for k in self.moving))
 
     def __repr__(self):

@@ -11,8 +11,8 @@ import numpy as np
 from .._atomic import robot_protected, write_text
 from .._checks import counted, shown
 from .._numbers import json_float, json_floats
-from .._validation import (check_field_kinds, check_field_shapes, check_number, check_path, check_real_array,
-                           float_fields)
+from .._validation import (check_field_kinds, check_field_shapes, check_names, check_number, check_path,
+                           check_real_array, float_fields)
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
 from ..model.robot import Inertia, robot_to_yaml
@@ -95,7 +95,7 @@ class Metrics:
         if not t2.any():            # a joint of no torque has no NRMSE (NaN); no torque at all, no pooled one either
             raise ArgumentError("tau: zero in every sample of every joint: no NRMSE to compare the predictions by")
         return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
-                       predicted=predicted, sources=list(sources))
+                       predicted=predicted, sources=check_names(sources, "sources", allow_none=False))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):

@@ -74,7 +74,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method.
     substeps : int
-        RK4 steps per interval of ``t`` (``rk4`` only); at most 1e7 steps in all.
+        RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
+        steps in all.
     rtol, atol : float
         ``solve_ivp`` tolerances, finite and > 0 (with 0 the step control can stall).
     gains : array_like, shape (n_dof,), optional
@@ -121,6 +122,9 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     # a name, or a solve_ivp OdeSolver class; anything else is refused before it is compared with 'rk4'
     check_instance(method, "method", (str, type), "'rk4' or a scipy.integrate.solve_ivp method (str)")
     check_instance(source, "source", str, "a str", allow_none=True)
+    if method != "rk4" and substeps != 1:       # solve_ivp chooses its own steps: the count was ignored, silently
+        raise ArgumentError(f"substeps: {substeps} RK4 steps per interval, and method={shown(method)} chooses its "
+                            "own steps (rtol, atol); give method='rk4' for a fixed step, or leave substeps out")
     if method == "rk4" and substeps * (len(t) - 1) > MAX_RK4_STEPS:
         # a bound on the run's time (Ctrl-C stops it between calls of the compiled loop, each of PIECE steps)
         raise ArgumentError(f"substeps: {substeps} substeps × {len(t) - 1} intervals is more than "

@@ -75,7 +75,7 @@ class SensorNoise:
         """One field (``name``: 'q', 'qd', 'qdd', 'tau', 'current' or 'resolution') as an (n,) array of non-negative
         finite numbers."""
         check_option(name, "name", _FIELDS)
-        n = check_number(n, "n", low=0, integer=True)
+        n = check_number(n, "n", low=0, high=MAX_JOINTS, integer=True)     # a robot's joints (10¹² was a MemoryError)
         value = np.asarray(getattr(self, name), dtype=float)
         if value.ndim == 0:
             value = np.full(n, float(value))
@@ -94,7 +94,7 @@ class SensorNoise:
             Drive gains (N·m/A) for ``current``.
         """
         check_instance(fields, "fields", dict, "a dict of arrays (q, qd, qdd, tau)")
-        n_dof = check_number(n_dof, "n_dof", low=0, integer=True)
+        n_dof = check_number(n_dof, "n_dof", low=0, high=MAX_JOINTS, integer=True)
         gains = checked_gains(gains, n_dof)
         rng = np.random.default_rng(self.seed)
         out = {}

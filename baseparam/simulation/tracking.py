@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._checks import counted
-from .._validation import check_field_kinds, check_instance, check_option, check_positive as _positive, float_fields
+from .._validation import (check_allocation, check_field_kinds, check_instance, check_option,
+                           check_positive as _positive, float_fields)
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
@@ -156,7 +157,15 @@ class Reference(Trajectory):
         t = np.asarray(log.t, dtype=float) - float(log.t[0])
         q = np.asarray(log.q, dtype=float)
         step = float(np.median(np.diff(t)))
-        grid = np.arange(int(np.floor(t[-1] / step)) + 1) * step
+        count = math.floor(t[-1] / step) + 1
+        # the grid spans the whole log at its usual step: a pause of hours between two samples made it millions of rows
+        # (and its filtered copies gigabytes) before any check
+        if count > MAX_TICKS:
+            raise ArgumentError(f"log: {t[-1]:.6g} s at its median step of {step:.3g} s are {count:.6g} samples on "
+                                f"a uniform grid, more than {MAX_TICKS} (a long pause in the log?); give the part to "
+                                "follow")
+        check_allocation((count, 4 * q.shape[1]), "log", f"the uniform grid of {count} samples and its filtered copies")
+        grid = np.arange(count) * step
         uniform = interp_columns(grid, t, q)
         nyquist = 0.5 / step
         if not cutoff < nyquist:
