@@ -312,6 +312,18 @@ _FLAG_FORMATS = {"--yaml": ("YAML", ".yaml"), "--urdf": ("URDF", ".urdf"), "--mj
                  "--json": ("JSON", ".json"), "--h5": ("HDF5", ".h5")}
 
 
+def _read_files(paths):
+    """``paths`` (a run's input files and folders) and the files their readers read besides: a LeRobot episode's
+    ``meta/info.json`` (its joint names), so that no output is written over it (``--json ROOT/meta/info.json`` beside
+    ``ROOT/data/chunk-000/episode_000000.parquet`` replaced the dataset's metadata, exit 0)."""
+    paths = list(paths)
+    parquets = [p for p in paths if isinstance(p, str) and os.path.splitext(p.rstrip("/\\"))[1].lower() == ".parquet"]
+    if not parquets:
+        return paths
+    from .identification._parquet import lerobot_info
+    return paths + [str(info) for info in map(lerobot_info, parquets) if info is not None]
+
+
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, '-' for an output that cannot go to stdout, a name without the extension :data:`_SUFFIXES` asks for,
@@ -1125,7 +1137,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     with _one_line_errors(robot_file, inputs=()):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
-    inputs = [robot_file, *train, *validate]
+    inputs = _read_files([robot_file, *train, *validate])
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
@@ -1603,7 +1615,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
-    inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
+    inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
         if first != role:   # the payload's torque, loaded − unloaded, is then zero: a 0 kg fit, its COM round-off
             _fail(f"{path}: given as a loaded and as an --unloaded log: the payload torque (loaded − unloaded) is "
