@@ -38,3 +38,42 @@ def test_an_output_over_a_lerobot_episodes_metadata_is_refused(lerobot_episode, 
     args = [a.replace("{episode}", str(episode)) for a in command] + ["--json", str(info)]
     _one_line(CliRunner().invoke(main, args), str(info), "input file")
     assert info.read_bytes() == before
+
+
+# --- 2. a wrist sensor's wrench: values checked where they are read, named by file, sample and component ---
+
+def _wrench_log(tmp_path, rows):
+    """A CSV log of the UR10e at rest (t, q1..q6, tau1..tau6) with the wrench columns fx..mz: ``rows`` (S, 6)."""
+    S = len(rows)
+    header = ",".join(["t"] + [f"q{j}" for j in range(1, 7)] + [f"tau{j}" for j in range(1, 7)]
+                      + ["fx", "fy", "fz", "mx", "my", "mz"])
+    path = tmp_path / "ft.csv"
+    body = np.column_stack([np.arange(S) * 0.01, np.zeros((S, 12)), rows])
+    path.write_text(header + "\n" + "\n".join(",".join(repr(float(v)) for v in row) for row in body) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("value,said", [(1e308, "fz: 1e+308 is beyond"), (-1e200, "fz: -1e+200 is beyond"),
+                                        (float("nan"), "fz: not finite")])
+def test_a_wrench_value_out_of_reach_is_named_by_file_line_and_component(tmp_path, value, said):
+    """1e308 in a wrench column: the low-pass filter overflowed and the fit's own check said "loaded: wrench values:
+    non-finite value nan at index 0, 0" (no file; a value the file does not hold); a NaN was "row 9" for what an
+    editor shows as line 11."""
+    rows = np.tile([0.0, 0.0, -19.6, 0.0, 0.0, 0.0], (40, 1))
+    rows[9, 2] = value
+    path = _wrench_log(tmp_path, rows)
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz"])
+    _one_line(result, f"{path}: --wrench: line 11: {said}")
+
+
+def test_a_wrench_array_out_of_reach_is_named_by_log_and_row():
+    """The same check for arrays given to the library, naming the log (its source) and the row."""
+    import baseparam as bp
+    from baseparam.identification.payload import identify_payload
+    robot = bp.load_robot(UR)
+    t = np.arange(40) * 0.01
+    traj = bp.Trajectory(t=t, q=np.zeros((40, 6)), tau=np.zeros((40, 6)))
+    w = np.tile([0.0, 0.0, -19.6, 0.0, 0.0, 0.0], (40, 1))
+    w[7, 4] = 1e300
+    with pytest.raises(bp.DataError, match=r"wrench: row 7: my: 1e\+300 is beyond"):
+        identify_payload(robot, traj, wrench=w)
