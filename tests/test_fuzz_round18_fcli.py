@@ -77,3 +77,32 @@ def test_a_wrench_array_out_of_reach_is_named_by_log_and_row():
     w[7, 4] = 1e300
     with pytest.raises(bp.DataError, match=r"wrench: row 7: my: 1e\+300 is beyond"):
         identify_payload(robot, traj, wrench=w)
+
+
+# --- 3. equations --symbolic: the names checked before the projection; a URDF's refusal names the file ---
+
+_INERTIAL = ('<inertial><mass value="1"/><origin xyz="0.1 0 0"/>'
+             '<inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/></inertial>')
+_URDF = f"""<robot name="arm"><link name="base"/><link name="l1">{_INERTIAL}</link><link name="l2">{_INERTIAL}</link>
+<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+<limit lower="-3" upper="3" effort="10" velocity="2"/></joint>
+<joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
+<limit lower="-3" upper="3" effort="10" velocity="2"/></joint></robot>"""
+
+
+def test_equations_symbolic_of_a_urdf_is_refused_before_the_projection_naming_the_file(tmp_path, monkeypatch):
+    """equations URDF --symbolic all projected first (2 s on the KUKA LWR4+), then said "--symbolic: needs a DH
+    description", no file named."""
+    import baseparam.projection.base_set as base_set
+
+    def projected(*args, **kwargs):
+        raise AssertionError("projected before the symbols were checked")
+
+    monkeypatch.setattr(base_set, "find_base_parameters", projected)
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(_URDF)
+    for args in (["equations", str(urdf), "--symbolic", "all"], ["equations", str(ROOT / "robots" / "puma560.yaml"),
+                                                                  "--symbolic", "a9"]):
+        result = CliRunner().invoke(main, args)
+        _one_line(result, "--symbolic")
+    assert str(urdf) in CliRunner().invoke(main, ["equations", str(urdf), "--symbolic", "all"]).output
