@@ -183,7 +183,7 @@ _NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction
           "base_topic imu_frame "
           "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
           "payload_joints pose noise "
-          "still_tolerance still_duration wrench sensor wrench_bias "                                    # payload
+          "still_tolerance still_duration wrench sensor wrench_bias unloaded "                           # payload
           "lang what prefix checked max_terms")                                           # export, equations
 _SWITCHES = ("friction", "rotor_inertia", "floating", "skip_bad_rows", "torque_limits", "payload", "wrench_bias")
 FLAGS = {

@@ -106,3 +106,31 @@ def test_equations_symbolic_of_a_urdf_is_refused_before_the_projection_naming_th
         result = CliRunner().invoke(main, args)
         _one_line(result, "--symbolic")
     assert str(urdf) in CliRunner().invoke(main, ["equations", str(urdf), "--symbolic", "all"]).output
+
+
+# --- 4. a mass far below zero is no payload, and not 'not told from none' ---
+
+@pytest.mark.parametrize("mode,said", [("difference", "unloaded logs swapped"), ("model", "heavier than the real one"),
+                                       ("wrench", "sign")])
+def test_a_mass_below_zero_beyond_its_deviation_is_said_so(mode, said):
+    """`payload R unloaded.csv --unloaded loaded.csv` (the logs swapped): −2 ± 7e-05 kg, said to be "not told from
+    none (below 3 σ or 1 g): no payload seen" (exit 0), of a mass 30 000 σ from none."""
+    import warnings
+
+    from baseparam.identification.payload import PayloadResult, _reported, payload_parameters
+    p = payload_parameters(-2.0, [0.0, 0.0, 0.0], np.zeros((3, 3)))
+    r = PayloadResult(mass=-2.0, com=np.zeros(3), inertia=np.zeros((3, 3)), mass_std=7e-5, com_std=np.zeros(3),
+                      inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p, covariance=np.zeros((10, 10)),
+                      identifiable=[], rank=10, mode=mode, n_samples=100, rmse=np.zeros(6))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _reported(r)
+    for text in (str(caught[0].message), r.summary().splitlines()[2]):
+        assert "below zero" in text and said in text and "not told from none" not in text, text
+
+
+def test_the_unloaded_logs_refusal_names_the_flag():
+    """"unloaded: 1 log for 2 loaded ones" named the library's parameter, not payload's --unloaded."""
+    from baseparam.cli import as_flags
+    assert as_flags("unloaded: 1 log for 2 loaded ones (one per loaded log)").startswith("--unloaded: 1 log")
+    assert as_flags("the loaded and unloaded logs swapped?", clauses=False) == "the loaded and unloaded logs swapped?"
