@@ -489,7 +489,12 @@ def _one_line_errors(path, on_exit=None, inputs=None):
                 functools.partial(as_flags, keep=given)
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
-            _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
+            text = "; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())
+            # the library's parameter `robot` is this command's ROBOT_FILE: named as the file ("robot: 'solo' has a
+            # floating base" named no file)
+            if text.startswith("robot: "):
+                text = f"{printable(path)}: {text[len('robot: '):]}"
+            _fail(shown(text), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input

@@ -134,3 +134,13 @@ def test_the_unloaded_logs_refusal_names_the_flag():
     from baseparam.cli import as_flags
     assert as_flags("unloaded: 1 log for 2 loaded ones (one per loaded log)").startswith("--unloaded: 1 log")
     assert as_flags("the loaded and unloaded logs swapped?", clauses=False) == "the loaded and unloaded logs swapped?"
+
+
+# --- 5. a floating robot refused by a fixed-base command is named by its file ---
+
+@pytest.mark.parametrize("command", [["equations"], ["find", "--symbolic", "all"], ["excite"]])
+def test_a_floating_robot_refused_by_a_fixed_base_command_names_its_file(command):
+    """"robot: 'space robot (two 3R arms)' has a floating base …": the library's parameter name, no file."""
+    space = str(ROOT / "robots" / "space_robot.yaml")
+    result = CliRunner().invoke(main, [command[0], space, *command[1:]])
+    _one_line(result, f"baseparam: {space}: 'space robot (two 3R arms)' has a floating base")
