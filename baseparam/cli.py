@@ -183,7 +183,7 @@ _NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction
           "base_topic imu_frame "
           "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
           "payload_joints pose noise "
-          "still_tolerance still_duration wrench sensor wrench_bias "                                    # payload
+          "still_tolerance still_duration wrench sensor wrench_bias unloaded "                           # payload
           "lang what prefix checked max_terms")                                           # export, equations
 _SWITCHES = ("friction", "rotor_inertia", "floating", "skip_bad_rows", "torque_limits", "payload", "wrench_bias")
 FLAGS = {
@@ -310,6 +310,18 @@ _EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".
 # trajectory readers a log by its extension (JSON under o.csv is read as CSV), as users' tools do
 _FLAG_FORMATS = {"--yaml": ("YAML", ".yaml"), "--urdf": ("URDF", ".urdf"), "--mjcf": ("MJCF", ".xml"),
                  "--json": ("JSON", ".json"), "--h5": ("HDF5", ".h5")}
+
+
+def _read_files(paths):
+    """``paths`` (a run's input files and folders) and the files their readers read besides: a LeRobot episode's
+    ``meta/info.json`` (its joint names), so that no output is written over it (``--json ROOT/meta/info.json`` beside
+    ``ROOT/data/chunk-000/episode_000000.parquet`` replaced the dataset's metadata, exit 0)."""
+    paths = list(paths)
+    parquets = [p for p in paths if isinstance(p, str) and os.path.splitext(p.rstrip("/\\"))[1].lower() == ".parquet"]
+    if not parquets:
+        return paths
+    from .identification._parquet import lerobot_info
+    return paths + [str(info) for info in map(lerobot_info, parquets) if info is not None]
 
 
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
@@ -477,7 +489,12 @@ def _one_line_errors(path, on_exit=None, inputs=None):
                 functools.partial(as_flags, keep=given)
             # one line, as promised: a message that still holds a line break (the library's are one line) has its
             # lines joined as the library joins several problems
-            _fail(shown("; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())), 2)
+            text = "; ".join(_one_line(line) for line in str(exc).splitlines() if line.strip())
+            # the library's parameter `robot` is this command's ROBOT_FILE: named as the file ("robot: 'solo' has a
+            # floating base" named no file)
+            if text.startswith("robot: "):
+                text = f"{printable(path)}: {text[len('robot: '):]}"
+            _fail(shown(text), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
@@ -1125,7 +1142,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
     with _one_line_errors(robot_file, inputs=()):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
-    inputs = [robot_file, *train, *validate]
+    inputs = _read_files([robot_file, *train, *validate])
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
@@ -1420,6 +1437,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
+        if symbolic is not None:     # the lengths named, before the projection (a URDF's refused after 2 s of it)
+            from .projection.symbolic import parse_symbols
+            parse_symbols(robot, symbolic)
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
@@ -1603,7 +1623,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
-    inputs = [robot_file, *loaded, *unloaded] + ([model_file] if model_file else [])
+    inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
         if first != role:   # the payload's torque, loaded − unloaded, is then zero: a 0 kg fit, its COM round-off
             _fail(f"{path}: given as a loaded and as an --unloaded log: the payload torque (loaded − unloaded) is "

@@ -269,6 +269,19 @@ def metadata(schema, key, kind, source):
     return value
 
 
+def lerobot_info(path):
+    """The ``meta/info.json`` a Parquet file ``path`` reads its joint names from (existing or not), or None.
+
+    LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
+    meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
+    renamed the joints of every Parquet file below it. Outside the layout the file is read alone. The command line
+    protects this file as one of a run's inputs: ``--json ROOT/meta/info.json`` replaced the dataset's metadata."""
+    chunk = Path(path).resolve().parent
+    if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
+        return chunk.parent.parent / "meta" / "info.json"
+    return None
+
+
 def _joint_names(path, schema, source):
     """A function: list column name → the joint names the file gives that column, or None; the file's own
     metadata, or its LeRobot dataset's ``meta/info.json``, checked and read once for all the columns."""
@@ -278,13 +291,9 @@ def _joint_names(path, schema, source):
             raise DataError(f"{source}: metadata baseparam.joint_names: expected a list of joint names, got "
                             f"{shown(names)}")
         return lambda column: [printable(x) for x in names]
-    # LeRobot's layout, ROOT/data/chunk-NNN/FILE.parquet with ROOT/meta/info.json, and nothing else: any
-    # meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
-    # renamed the joints of every Parquet file below it. Outside the layout the file is read alone.
-    chunk = Path(path).resolve().parent
-    if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
-        root = chunk.parent.parent
-        info = root / "meta" / "info.json"
+    info = lerobot_info(path)
+    if info is not None:
+        root = info.parent.parent
         if not os.path.lexists(info):
             return lambda column: None
         # the dataset's own metadata only: not a link leading out of its folder, nor a FIFO or device read without end

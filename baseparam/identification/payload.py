@@ -148,6 +148,7 @@ class PayloadResult:
                  "  inertia about the com (kg·m²):"]
         if not self.mass_detected:      # said by a warning and the JSON (no vendor format): the text says it too
             lines.insert(2, ("  the mass is not determined by these data" if not np.isfinite(self.mass_std) else
+                             f"  {_below_zero(self)}" if _below_zero(self) else
                              f"  no payload seen: the mass is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} "
                              "g)") + ": the centre of mass and inertia mean nothing, and no vendor format is given")
         if self.mode == "static":
@@ -495,7 +496,23 @@ def _reported(result):
     """``result``, with one DataWarning line when its mass is not told from none (:attr:`PayloadResult.mass_detected`;
     a mass the data leave undetermined is said by the fit itself)."""
     if np.isfinite(result.mass_std) and not result.mass_detected:
-        warn(f"payload: mass {result.mass:.2g} ± {result.mass_std:.2g} kg is not told from none (below 3 σ or "
-             f"{MASS_FLOOR * 1e3:g} g): no payload seen; its centre of mass and inertia mean nothing and no vendor "
-             "format is given", DataWarning)
+        why = (f": {_below_zero(result)}" if _below_zero(result) else
+               f" is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} g): no payload seen")
+        warn(f"payload: mass {result.mass:.2g} ± {result.mass_std:.2g} kg{why}; its centre of mass and inertia mean "
+             "nothing and no vendor format is given", DataWarning)
     return result
+
+
+# Why a mass far below zero comes out, by the fit's mode: the data are of no payload the model can hold
+_NEGATIVE = {"difference": "the loaded and unloaded logs swapped?",
+             "wrench": "the wrench's sign or the sensor frame reversed?"}
+
+
+def _below_zero(result):
+    """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
+    from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
+    tell from none very well."""
+    if result.mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
+        why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
+        return f"a mass below zero beyond 3 σ, no physical payload ({why})"
+    return None

@@ -31,7 +31,7 @@ from .._numbers import flat_values, is_whole, plain_float
 from .._checks import counted, read_bounded
 from .._validation import check_input, check_robot, check_robot_states, comma_list, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
-from ._record import MAX_TEXT_BYTES, _one_line
+from ._record import ABSURD_BOUNDS, MAX_TEXT_BYTES, _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
 
@@ -140,6 +140,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
             values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
+        _check_wrench_values(values, label, lambda k: f"row {k}")
     else:
         # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
         wanted = comma_list(str(names), "wrench", error=SettingsError)
@@ -159,8 +160,11 @@ def read_wrench(path, names, skipped=(), unit="line"):
         with io.StringIO(decoded(data), newline="") as f:
             reader = csv.reader(f)
             try:
-                rows = [row for row in reader if row and not row[0].lstrip().startswith("#")
-                        and reader.line_num not in drop]
+                rows, lines = [], []        # the rows kept and the line each ends on, as an editor numbers it
+                for row in reader:
+                    if row and not row[0].lstrip().startswith("#") and reader.line_num not in drop:
+                        rows.append(row)
+                        lines.append(reader.line_num)
             except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
                 raise DataError(f"{label}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
         if not rows:
@@ -178,17 +182,35 @@ def read_wrench(path, names, skipped=(), unit="line"):
             else:
                 raise DataError(f"{label}: wrench: no column {shown(name)} "
                                 f"(columns: {', '.join(map(printable, header))})")
-        body = rows[1:] if named else rows
+        body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
         try:
             values = np.array([[plain_float(row[i]) for i in index] for row in body])
         except (ValueError, IndexError):
-            line = next(k for k, row in enumerate(body) if not _numbers(row, index))
-            raise DataError(f"{label}: wrench: line {line + 1 + (len(rows) - len(body))}: not 6 numbers in "
-                            f"columns {', '.join(wanted)}") from None
-    if not np.isfinite(values).all():
-        bad = int(np.argmax(~np.isfinite(values).all(axis=1)))
-        raise DataError(f"{label}: wrench: row {bad}: not finite")
+            line = lines[next(k for k, row in enumerate(body) if not _numbers(row, index))]
+            raise DataError(f"{label}: wrench: line {line}: not 6 numbers in columns {', '.join(wanted)}") from None
+        # a bad value named by its line, as the trajectory reader names one of the same file ('row 9' was line 11)
+        _check_wrench_values(values, label, lambda k: f"line {lines[k]}")
     return values.reshape(-1, 6)
+
+
+# The largest wrench value taken (N, N·m): the bound the trajectory reader sets the joint torques
+# (ABSURD_BOUNDS['tau']). Beyond it a value is a unit or a scaling error; near 1e308 the low-pass filter overflowed
+# and the fit's own check then said "loaded: wrench values: non-finite value nan", no file named.
+MAX_WRENCH = ABSURD_BOUNDS["tau"]
+
+
+def _check_wrench_values(values, label, where):
+    """Refuse a wrench (S, 6) holding a value that is not finite or beyond ±:data:`MAX_WRENCH`, naming ``label`` (the
+    file or log) and the sample (``where(k)``: 'line 12' of a CSV, 'row 11' of an array)."""
+    bad = ~(np.abs(values) <= MAX_WRENCH)            # NaN compares False
+    if bad.any():
+        k, j = (int(x) for x in np.argwhere(bad)[0])
+        v = float(values[k, j])
+        what = "not finite" if not np.isfinite(v) else f"{v:.6g} is beyond ±{MAX_WRENCH:g} (N, N·m): check the units"
+        raise DataError(f"{label}: wrench: {where(k)}: {_COMPONENTS[j]}: {what}")
+
+
+_COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
 
 
 def _npz_wrench(text, label, key):
@@ -238,8 +260,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
                                 f"got {w.shape}")
-            if not np.isfinite(w).all():
-                raise DataError(f"{item.source}: wrench: row {int(np.argmax(~np.isfinite(w).all(axis=1)))}: not finite")
+            _check_wrench_values(w, item.source, lambda row: f"row {row}")
             check_joints(item, robot)
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))

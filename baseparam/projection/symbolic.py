@@ -37,7 +37,7 @@ from fractions import Fraction
 
 from .._numbers import is_real, is_whole
 from .._validation import check_instance, check_names, check_number, check_seed, comma_list, shown
-from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError
+from ..errors import ArgumentError, ArgumentTypeError, ResourceLimitError, printable
 from ..model.robot import require_fixed_base, require_robot
 from .report import base_document, base_index, format_number, join_groups, regrouping_lines
 
@@ -291,7 +291,9 @@ def parse_symbols(robot, symbolic):
     """The symbols asked for: a sequence or comma list of ``a<j>``/``d<j>``, or ``'all'`` (every non-zero
     constant DH length; a zero length named explicitly becomes a symbol too)."""
     if getattr(robot, "convention", None) == "urdf":
-        raise ArgumentError("symbolic: needs a DH description (a URDF's lengths are not DH columns)")
+        source = getattr(robot, "source_file", None)
+        raise ArgumentError(f"{printable(source) + ': ' if source else ''}symbolic: needs a DH description (a URDF's "
+                            "lengths are not DH columns)")
     fields = _length_fields(robot)
     if isinstance(symbolic, str):
         symbolic = comma_list(symbolic, "symbolic")
