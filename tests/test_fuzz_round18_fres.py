@@ -43,6 +43,8 @@ def _damage(path, how, tmp_path):
         path.write_bytes(good[:1000])
     elif how == "fifo":
         os.mkfifo(path)
+    elif how == "folder":
+        path.mkdir()
     elif how == "another library":                # a loadable library of another function under the name
         other_source, functions = _twice(f"{how} {tmp_path.name}")
         other_source = other_source.replace("2.0 * x", "3.0 * x")
@@ -79,11 +81,13 @@ def _damage(path, how):
         path.write_bytes(good[:len(good) // 2])
     elif how == "fifo":
         os.mkfifo(path)
+    elif how == "folder":
+        path.mkdir()
     elif how == "zeros":                        # blocks a crash lost: zeros in the middle, the length kept
         path.write_bytes(good[:4096] + bytes(len(good) - 8192) + good[-4096:])
 
 
-@pytest.mark.parametrize("how", ["cut", "fifo", "empty", "zeros"])
+@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros"])
 def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypatch, how):
     """The kernel is compiled and cached in one child, its library damaged, then loaded and called in another."""
     if _native.compiler() is None:
@@ -100,4 +104,7 @@ def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypa
     assert _in_child(twice_works) == 0
     (path,) = (tmp_path / "cache").glob("kernel_*.so")
     _damage(path, how)
+    if how == "folder":                         # not ours to remove: not loaded, nor compiled over; Python instead
+        assert _in_child(lambda: _native.load(source, functions) is None and path.is_dir()) == 0
+        return
     assert _in_child(lambda: twice_works() and _native.sealed(str(path))) == 0, how

@@ -182,11 +182,16 @@ def sealed(path):
         fd = os.open(path, flags)
     except OSError:
         return False
-    with os.fdopen(fd, "rb") as stream:
-        info = os.fstat(fd)
+    try:
+        info = os.fstat(fd)                     # before a file object, which refuses a folder with its own error
         if not stat.S_ISREG(info.st_mode) or not len(SEAL) + 32 <= info.st_size <= _SEALED_MAX:
             return False
-        data = stream.read()
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     body, mark, digest = data[:-len(SEAL) - 32], data[-len(SEAL) - 32:-32], data[-32:]
     return mark == SEAL and hashlib.sha256(body).digest() == digest
 
