@@ -11,9 +11,13 @@ Python (:func:`load` returns None) — slower, never wrong.
 
 Environment: ``BASEPARAM_CC`` names the compiler (default ``$CC``, else ``cc``; ``none`` turns
 native code off). ``BASEPARAM_CACHE_DIR`` is the cache of compiled kernels (default
-``$XDG_CACHE_HOME/baseparam``, else ``~/.cache/baseparam``): files ``kernel_<hash>.so``, one per
+``$XDG_CACHE_HOME/baseparam``, else ``~/.cache/baseparam``; a relative ``XDG_CACHE_HOME`` is ignored, as the XDG
+specification asks, and with no absolute home either nothing is kept on disk): files ``kernel_<hash>.so``, one per
 robot and kernel, each written once (atomically) and never changed; deleting the folder clears it
-(they are compiled again when next needed). ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
+(they are compiled again when next needed). Each library ends in a seal (a mark and the SHA-256 of the bytes before
+it; the loader ignores bytes past its tables): one that is not a regular file or whose seal does not match (cut short
+by a crash or a full disk, zeros where a crash lost blocks, an earlier version's) is compiled again, not loaded — the
+loader dies of SIGBUS on a cut library and waits for ever on a fifo. ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
 the cache, ``baseparam-kernel-PID-…`` in the system's temporary folder without one), removed when it ends, by the
@@ -27,6 +31,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -67,8 +72,12 @@ def cache_dir():
     if root and root.strip().lower() in _OFF:
         return None
     if not root:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-                            "baseparam")
+        # a relative XDG_CACHE_HOME or home (HOME=relative, HOME=) would put the cache in the run's folder: the XDG
+        # specification has relative values ignored; without an absolute home, nothing is kept
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        home = os.path.expanduser("~") if os.environ.get("HOME", "~") else ""
+        base = xdg if xdg and os.path.isabs(xdg) else os.path.join(home, ".cache") if os.path.isabs(home) else None
+        return None if base is None else os.path.join(base, "baseparam")
     return root
 
 
@@ -160,9 +169,43 @@ def address(a):
         return a.ctypes.data
 
 
+# The seal that ends each library this module writes: this mark, then the SHA-256 of the bytes before it
+SEAL = b"\0baseparam-kernel-sha256\0"
+_SEALED_MAX = 1 << 30               # bytes: a kernel library is at most a few 10 MB; a larger file is not one of ours
+
+
+def sealed(path):
+    """Whether ``path`` is a regular file (not a link, a fifo, a folder) ending in a :data:`SEAL` that matches the
+    bytes before it; opened without blocking (a fifo) and without following a link."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)                     # before a file object, which refuses a folder with its own error
+        if not stat.S_ISREG(info.st_mode) or not len(SEAL) + 32 <= info.st_size <= _SEALED_MAX:
+            return False
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    body, mark, digest = data[:-len(SEAL) - 32], data[-len(SEAL) - 32:-32], data[-32:]
+    return mark == SEAL and hashlib.sha256(body).digest() == digest
+
+
+def _seal(path):
+    """Append :data:`SEAL` and the SHA-256 of its bytes to the library at ``path``."""
+    with open(path, "rb+") as stream:
+        digest = hashlib.sha256(stream.read()).digest()
+        stream.write(SEAL + digest)
+
+
 def _open(cc, source, path, functions, flags):
-    """The library at ``path`` (compiled there first if absent) with its signatures, or None."""
-    if not os.path.exists(path) and not _compile(cc, source, path, flags):
+    """The library at ``path`` (compiled there first if absent or not :func:`sealed`) with its signatures, or None."""
+    if not sealed(path) and not _compile(cc, source, path, flags):
         return None
     try:
         lib = ctypes.CDLL(path)
@@ -261,6 +304,7 @@ def _compile(cc, source, path, flags):
                 stream.write(source)
             if _run_compiler([cc, *flags, "-o", lib, src, "-lm"]) != 0 or not os.path.exists(lib):
                 return False
+            _seal(lib)
             os.replace(lib, path)
         return True
     except (OSError, subprocess.SubprocessError):

@@ -1,0 +1,110 @@
+"""Fuzz round eighteen, resources and the environment: the cache of compiled kernels.
+
+A relative ``XDG_CACHE_HOME`` (or a relative or empty ``HOME``) put the cache in the run's folder, a write outside
+the named output; a cached library cut short (a crash or a full disk before its blocks reached the disk) killed the
+run with SIGBUS in the loader, a fifo in its place hung it, and any other library under the name was loaded as the
+kernel.
+"""
+import ctypes
+import os
+import signal
+
+import pytest
+
+from baseparam.dynamics import _native
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"XDG_CACHE_HOME": "relative-cache", "HOME": "/home/someone"}, "/home/someone/.cache/baseparam"),
+    ({"XDG_CACHE_HOME": "", "HOME": "relative-home"}, None),
+    ({"XDG_CACHE_HOME": "", "HOME": ""}, None),
+    ({"XDG_CACHE_HOME": "/abs/xdg", "HOME": ""}, "/abs/xdg/baseparam"),
+])
+def test_a_relative_cache_home_does_not_put_the_cache_in_the_runs_folder(monkeypatch, env, expected):
+    """The XDG specification has a relative XDG_CACHE_HOME ignored; without an absolute home nothing is kept (the
+    kernel is compiled in a temporary folder and that removed), rather than a cache made in the current folder."""
+    monkeypatch.delenv("BASEPARAM_CACHE_DIR", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert _native.cache_dir() == expected
+
+
+def _twice(tag):
+    return (f"double twice(double x) {{ return 2.0 * x; }}  /* {tag} */\n",
+            {"twice": (ctypes.c_double, [ctypes.c_double])})
+
+
+def _damage(path, how, tmp_path):
+    good = path.read_bytes()
+    path.unlink()
+    if how == "empty":
+        path.write_bytes(b"")
+    elif how == "cut":
+        path.write_bytes(good[:1000])
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "folder":
+        path.mkdir()
+    elif how == "another library":                # a loadable library of another function under the name
+        other_source, functions = _twice(f"{how} {tmp_path.name}")
+        other_source = other_source.replace("2.0 * x", "3.0 * x")
+        os.environ["BASEPARAM_CACHE_DIR"] = str(tmp_path / "other")
+        other = _native.load(other_source, functions)
+        os.environ["BASEPARAM_CACHE_DIR"] = str(path.parent)
+        del other
+        (other_path,) = (tmp_path / "other").glob("kernel_*.so")
+        path.write_bytes(other_path.read_bytes()[:-len(_native.SEAL) - 32])
+
+
+def _in_child(check):
+    """The exit status of a forked child that runs ``check()`` (True: 0) under an alarm; the loader keeps each library
+    it opened by name, so each load of a damaged file must be a new process's (a cut library kills it by SIGBUS, a
+    fifo blocks its open for ever)."""
+    pid = os.fork()
+    if pid == 0:                                                # the child: no pytest machinery past this point
+        status = 3
+        try:
+            signal.alarm(20)
+            status = 0 if check() else 1
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _damage(path, how):
+    good = path.read_bytes()
+    path.unlink()
+    if how == "empty":
+        path.write_bytes(b"")
+    elif how == "cut":
+        path.write_bytes(good[:len(good) // 2])
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "folder":
+        path.mkdir()
+    elif how == "zeros":                        # blocks a crash lost: zeros in the middle, the length kept
+        path.write_bytes(good[:4096] + bytes(len(good) - 8192) + good[-4096:])
+
+
+@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros"])
+def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypatch, how):
+    """The kernel is compiled and cached in one child, its library damaged, then loaded and called in another."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+
+    def twice_works():
+        lib = _native.load(source, functions)
+        return lib is not None and lib.twice(2.0) == 4.0
+
+    assert _in_child(twice_works) == 0
+    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    _damage(path, how)
+    if how == "folder":                         # not ours to remove: not loaded, nor compiled over; Python instead
+        assert _in_child(lambda: _native.load(source, functions) is None and path.is_dir()) == 0
+        return
+    assert _in_child(lambda: twice_works() and _native.sealed(str(path))) == 0, how
