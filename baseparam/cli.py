@@ -230,7 +230,9 @@ def as_flags(message, clauses=True, keep=()):
     # text, but a keyword's value or a map's ({'t': 0}: translated below), stands aside as a placeholder meanwhile.
     # First, over the whole message: split at a kept name first, a quoted one ('Arm Two': …) left its closing quote
     # at the start of the next piece, paired there with the next opening quote, and the text between went untranslated
-    quoted = []
+    # the placeholders are NUL-marked: a NUL of the message's own, as printable() writes it (one of "\0" digits
+    # "\0" was taken for a placeholder: IndexError, or another quoted text put in its place)
+    message, quoted = message.replace("\0", "\\x00"), []
 
     def aside(m):
         if m.group(1):
@@ -280,6 +282,17 @@ def _given(name):
     """Whether option ``name`` (its parameter name) was typed on the command line, its default value included."""
     from click.core import ParameterSource
     return click.get_current_context().get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+
+def _refuse_clock_without_bag(logs, clock):
+    """One line and exit 2 for ``--clock header`` typed for logs none of which is a ROS bag, in the reader's words
+    for ``--clock receive`` there: the library cannot tell the default's value from no choice, and took it in
+    silence (a file's times are its t column)."""
+    def extension(path):
+        return os.path.splitext(str(path).rstrip("/\\"))[1].lower()
+    if clock == "header" and _given("clock") and logs and not any(
+            extension(path) in (".mcap", ".bag") or os.path.isdir(path) for path in logs):
+        _fail(f"{logs[0]}: --clock header applies to ROS bags, not {extension(logs[0]) or 'this'} files", 2)
 
 
 # the robot options declaring drive terms, for the runs that use none (_refuse_given)
@@ -463,8 +476,12 @@ def _one_line_errors(path, on_exit=None, inputs=None):
 
     The outputs written inside are put in place together when the block ends, and none is left when it fails
     (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind. No output
-    is written over ``inputs`` (default ``[path]``; :func:`baseparam._atomic.inputs_protected`)."""
+    is written over ``inputs`` (default ``[path]``; :func:`baseparam._atomic.inputs_protected`). An input ``-``
+    (no such file) is refused as what it means elsewhere, standard input, which no command reads."""
     from ._atomic import inputs_protected, outputs_together
+    for given in [path] if inputs is None else inputs:
+        if str(given) == "-" and not os.path.lexists("-"):      # was "-: cannot read: No such file or directory"
+            _fail("-: standard input is not read; give the input's file name", 2)
     try:
         with outputs_together(), inputs_protected([path] if inputs is None else inputs):
             yield
@@ -1143,6 +1160,7 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     with _one_line_errors(robot_file, inputs=()):
         train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
     inputs = _read_files([robot_file, *train, *validate])
+    _refuse_clock_without_bag([*train, *validate], clock)
     if plot_out and (workers > 1 or scheduler is not None):
         _fail("--plot: the figure needs the samples in one process; leave out --workers and --scheduler", 2)
     streamed = workers > 1 or scheduler is not None or (len(train) > 1 and not plot_out)
@@ -1624,6 +1642,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
     inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
+    _refuse_clock_without_bag([*loaded, *unloaded], clock)
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
         if first != role:   # the payload's torque, loaded − unloaded, is then zero: a 0 kg fit, its COM round-off
             _fail(f"{path}: given as a loaded and as an --unloaded log: the payload torque (loaded − unloaded) is "
