@@ -31,6 +31,7 @@ from .urdf import _origin, _origin_matrix, _Problems
 from .urdf_update import _number, _number_list, link_parts
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
+MUJOCO_MINVAL = 1e-15     # MuJoCo's mjMINVAL: a moving body's mass and each principal moment must exceed it
 
 
 def _quat(R) -> np.ndarray:
@@ -123,6 +124,30 @@ def _shape(shape, folder, meshes):
     return None, f"<{shape.tag}> geometry not written"
 
 
+def _loadable_moments(robot_name, link, mass, moments):
+    """The principal moments (3,), ascending, as MuJoCo's compiler takes them, or refuse the body in our words.
+
+    Every body written carries a joint, so MuJoCo requires its mass and each principal moment above
+    ``mjMINVAL`` (a URDF link without ``<inertial>`` has none), and A + B ≥ C exactly. A thin disc or rod has
+    A + B = C, which the rotation to principal axes misses by round-off (4 in 10 rotated discs): the largest
+    moment is lowered to A + B when it is over by round-off only, where MuJoCo would refuse the file;
+    further over, no rigid body has those moments and we refuse."""
+    mass = float(mass)
+    written = [float(_number(m)) for m in moments]
+    if not mass > MUJOCO_MINVAL or not written[0] > MUJOCO_MINVAL:
+        raise ArgumentError(f"{robot_name}: link {link!r} has mass {_number(mass)} kg and principal moments "
+                            f"{_number_list(written)} kg·m²: MuJoCo refuses a moving body whose mass or moments "
+                            f"are not above {MUJOCO_MINVAL:g} (a URDF link without <inertial>?); give the link "
+                            "a mass and inertia")
+    over = written[2] - (written[0] + written[1])
+    if over > 64 * np.finfo(float).eps * written[2]:
+        raise ArgumentError(f"{robot_name}: link {link!r} has principal moments {_number_list(written)} kg·m², "
+                            "which break A + B >= C (no rigid body has them); MuJoCo refuses such a body")
+    if over > 0:
+        written[2] = written[0] + written[1]
+    return np.array(written)
+
+
 # -- the file ---------------------------------------------------------------------------------------------------
 def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=None, note=None) -> str:
     """The MJCF text of ``robot`` carrying ``bodies`` and drives (module notes).
@@ -182,6 +207,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         moments, axes = np.linalg.eigh(0.5 * (np.asarray(inertia, dtype=float) + np.asarray(inertia, dtype=float).T))
         if np.linalg.det(axes) < 0:
             axes[:, 2] = -axes[:, 2]
+        moments = _loadable_moments(robot.name, link, mass, moments)
         body_lines.append(f"{pad}<body name={quoteattr(link)} {_pose(placement)}>")
         body_lines.append(f"{pad}  <joint {' '.join(attributes)}/>")
         body_lines.append(f'{pad}  <inertial pos="{_number_list(com)}" quat="{_number_list(_quat(axes))}" '
