@@ -125,3 +125,21 @@ def test_mjcf_of_rotated_thin_discs_loads_in_mujoco(tmp_path):
     solid = np.diag([0.02, 0.03, 0.04])
     text = robot_to_mjcf(robot, [(2.0, np.zeros(3), solid)])
     assert 'diaginertia="0.02 0.03 0.04"' in text
+
+
+def test_yaml_non_specific_tag_makes_a_string_as_the_spec_says(tmp_path):
+    """YAML 1.1/1.2: a scalar with the non-specific tag ``!`` is a string (``! 90`` is the text "90"); PyYAML
+    resolved it as if untagged and the joint got alpha = 90. Now the number field refuses the text, as for
+    ``'90'``; an untagged or ``!!float`` 90 still reads as 90."""
+    head = "name: r\nunits: {length: m, angle: deg}\njoints:\n"
+    for alpha, expected in (("! 90", None), ("'90'", None), ("90", 90.0), ("!!float 90", 90.0)):
+        path = tmp_path / "r.yaml"
+        path.write_text(head + f"  - {{type: revolute, alpha: {alpha}, a: 0.5, d: 0}}\n", encoding="utf-8")
+        if expected is None:
+            with pytest.raises(bp.RobotDescriptionError, match=r"joints\[1\]\.alpha: expected a finite number, "
+                                                                r"got '90'"):
+                bp.load_robot(path)
+        else:
+            assert bp.load_robot(path).joints[0].alpha == expected
+    path.write_text(head + "  - ! {type: revolute, alpha: 90, a: 0.5, d: 0}\n", encoding="utf-8")
+    assert bp.load_robot(path).joints[0].alpha == 90.0        # '!' on a mapping: still the mapping

@@ -17,6 +17,7 @@ _MAX_DEPTH = 32
 
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
+_STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
@@ -29,7 +30,18 @@ _MAX_NUMBER_CHARS = 400
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """Safe loader that also reads YAML 1.2 floats such as ``1e-3`` and ``1e999``."""
+    """Safe loader that also reads YAML 1.2 floats such as ``1e-3`` and ``1e999``, and a scalar with the
+    non-specific tag ``!`` as a string, as the YAML specs say (1.1 and 1.2, "non-specific tags": ``! 90`` is
+    the text "90"; PyYAML resolved it as if untagged, the number 90)."""
+
+    def compose_scalar_node(self, anchor):
+        if self.peek_event().tag != "!":
+            return super().compose_scalar_node(anchor)
+        event = self.get_event()
+        node = yaml.ScalarNode(_STR_TAG, event.value, event.start_mark, event.end_mark, style=event.style)
+        if anchor is not None:
+            self.anchors[anchor] = node
+        return node
 
 
 class _Dumper(yaml.SafeDumper):
