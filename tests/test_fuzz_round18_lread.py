@@ -143,3 +143,16 @@ def test_yaml_non_specific_tag_makes_a_string_as_the_spec_says(tmp_path):
             assert bp.load_robot(path).joints[0].alpha == expected
     path.write_text(head + "  - ! {type: revolute, alpha: 90, a: 0.5, d: 0}\n", encoding="utf-8")
     assert bp.load_robot(path).joints[0].alpha == 90.0        # '!' on a mapping: still the mapping
+
+
+def test_full_width_digits_get_a_true_hint(tmp_path):
+    """``alpha: ９０`` (full-width digits, unquoted) was told "a quoted string: write the number without quotes";
+    float() reads those digits, YAML does not: the hint now says to write 0-9."""
+    path = tmp_path / "r.yaml"
+    for text in ("９０", "٩٠"):
+        path.write_text("name: r\nunits: {length: m, angle: deg}\njoints:\n"
+                        f"  - {{type: revolute, alpha: {text}, a: 0.5, d: 0}}\n", encoding="utf-8")
+        with pytest.raises(bp.RobotDescriptionError, match=r"alpha: expected a finite number, got .*\(digits "
+                                                            r"other than 0-9 are text in YAML: write the number "
+                                                            r"with 0-9\)$"):
+            bp.load_robot(path)

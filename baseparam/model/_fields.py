@@ -38,8 +38,11 @@ def _mapping(value, path: str, example: str) -> dict:
 def _number(value, path: str, expected: str = "a finite number"):
     """`value` unchanged if it is a finite int or float (bool is not a number)."""
     if not isinstance(value, (int, float)) or not is_real(value):     # a bool, inf, nan, an int beyond the floats
-        quoted = isinstance(value, str) and _looks_numeric(value)
-        hint = " (a quoted string: write the number without quotes)" if quoted else ""
+        numeric = isinstance(value, str) and _looks_numeric(value)
+        if numeric and not value.isascii():     # float() reads '９０' and '٩٠'; YAML reads only 0-9 as digits
+            hint = " (digits other than 0-9 are text in YAML: write the number with 0-9)"
+        else:
+            hint = " (a quoted string: write the number without quotes)" if numeric else ""
         raise _Invalid(path, f"expected {expected}, got {_got(value)}{hint}")
     return value
 
