@@ -156,3 +156,24 @@ def test_full_width_digits_get_a_true_hint(tmp_path):
                                                             r"other than 0-9 are text in YAML: write the number "
                                                             r"with 0-9\)$"):
             bp.load_robot(path)
+
+
+def test_an_hdf5_enumeration_is_refused_not_read_as_its_codes(tmp_path):
+    """An HDF5 enum dataset (labels stored as integer codes) was read as its codes, numbers that measure
+    nothing: now one line naming the key and its labels. A plain integer dataset of the same codes still reads."""
+    import h5py
+    t = np.arange(40) * 0.01
+    q = np.tile([0, 1, 2], (40, 1)).astype(np.int8)
+    tau = np.zeros((40, 3))
+    path = tmp_path / "log.h5"
+    for enum in (True, False):
+        with h5py.File(path, "w") as f:
+            f["t"], f["tau"] = t, tau
+            dtype = h5py.enum_dtype({"LOW": 0, "MID": 1, "HIGH": 2}, basetype="i1") if enum else np.int8
+            f.create_dataset("q", data=q, dtype=dtype)
+        if enum:
+            with pytest.raises(bp.DataError, match=r"log\.h5: key q: an HDF5 enumeration \(labels .*HIGH.*\), "
+                                                   r"not numbers$"):
+                bp.read_trajectory(path)
+        else:
+            np.testing.assert_array_equal(bp.read_trajectory(path).q, q)

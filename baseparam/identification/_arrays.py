@@ -461,6 +461,10 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
         if key in not_datasets:
             raise DataError(f"{source}: key {key}: {not_datasets[key]}")
         dset = stored_dataset(h5, key, f"{source}: key {key}", DataError)     # keys name datasets (listed above)
+        labels = h5py.check_enum_dtype(dset.dtype)
+        if labels is not None and dset.dtype.kind != "b":     # an enumeration's codes name labels; they measure nothing
+            raise DataError(f"{source}: key {key}: an HDF5 enumeration (labels {shown_names(sorted(labels))}), "
+                            "not numbers")
         return dset.shape or (), dset.dtype
 
     return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
