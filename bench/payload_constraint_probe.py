@@ -35,7 +35,11 @@ gap stays the motion's (the fit is already noise-weighted and at 0.93–1.22× i
 """
 import numpy as np
 
+from _scope import scope_line
 from bench_payload import box_payload
+
+# no robot model is run: the cases' σ_I are bench_payload.py's figures for its two arms
+SCOPE = ([], "no robot is simulated: the open cases' σ_I are bench_payload.py's figures for its LWR4+ and UR10e")
 
 OPEN = {("LWR4+", 0.75): 25.0, ("LWR4+", 1.0): 15.5, ("UR10e", 1.0): 25.3, ("UR10e", 1.5): 12.9}
 DRAWS = 20000
@@ -68,6 +72,7 @@ def flat_prior(inertia, sigma, rng, shift=0.0, draws=200000):
 
 
 def main():
+    print(scope_line(SCOPE))
     rng = np.random.default_rng(0)
     iu = np.triu_indices(3)
     print("case          3σ_I %λmax  margin(σ)  bound draws  σ_proj/σ  prior 3σ needed (%λmax)")
