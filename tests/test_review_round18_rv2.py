@@ -1,0 +1,33 @@
+"""Round 18, review of the lead's round-18 commits (rv2): each test fails on the code before its fix."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+
+
+def _log(t):
+    q = np.sin(np.c_[t, 2 * t])
+    return bp.Trajectory(t=t, q=q, tau=q)
+
+
+def test_a_long_uniform_log_is_followed_as_before(monkeypatch):
+    """8bd3309 refused any log whose uniform grid had more than MAX_TICKS (10⁷) rows, said as 'a long pause': a log
+    of 3 h at 1 kHz, uniform, of which ``duration=`` picks the part to follow, was refused. The bound is lowered here
+    so that 3000 samples stand for 3·10⁷: the reference is the one the default bound gives."""
+    import baseparam.simulation.tracking as tracking
+
+    log = _log(np.arange(3000) * 1e-3)
+    expected = bp.Reference.from_log(log, 100, duration=0.5)
+    monkeypatch.setattr(tracking, "MAX_TICKS", 1000)
+    got = bp.Reference.from_log(log, 100, duration=0.5)
+    assert np.array_equal(got.q, expected.q) and np.array_equal(got.qdd, expected.qdd)
+
+
+def test_a_pause_in_a_log_is_still_refused_beyond_the_bound(monkeypatch):
+    """What 8bd3309 meant to refuse: a grid far larger than the log (0.2 s at 1 kHz, then a sample 10 s later)."""
+    import baseparam.simulation.tracking as tracking
+
+    monkeypatch.setattr(tracking, "MAX_TICKS", 1000)
+    said = r"10000 samples on a uniform grid, 49.8 times the log's 201 and more than 1000 \(a long pause"
+    with pytest.raises(bp.ArgumentError, match=said):
+        bp.Reference.from_log(_log(np.r_[np.arange(200) * 1e-3, 10.0]), 100)
