@@ -1,4 +1,6 @@
 """Round 18, review of the lead's round-18 commits (rv2): each test fails on the code before its fix."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -31,3 +33,13 @@ def test_a_pause_in_a_log_is_still_refused_beyond_the_bound(monkeypatch):
     said = r"10000 samples on a uniform grid, 49.8 times the log's 201 and more than 1000 \(a long pause"
     with pytest.raises(bp.ArgumentError, match=said):
         bp.Reference.from_log(_log(np.r_[np.arange(200) * 1e-3, 10.0]), 100)
+
+
+@pytest.mark.parametrize("given", [[Path("run.csv")], (name for name in ["run.csv"])])
+def test_metrics_compare_takes_file_paths_and_any_iterable_of_names(given):
+    """8bd3309 checked ``sources`` by check_names, which refused what ``list(sources)`` had taken: a pathlib path (as
+    a Trajectory's source takes it) and a generator; a single name is still refused."""
+    tau = np.ones((4, 2))
+    assert bp.Metrics.compare(tau, tau, sources=given).sources == ["run.csv"]
+    with pytest.raises(bp.ArgumentTypeError, match="sources: expected a list of names"):
+        bp.Metrics.compare(tau, tau, sources=Path("run.csv"))
