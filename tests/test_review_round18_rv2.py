@@ -43,3 +43,23 @@ def test_metrics_compare_takes_file_paths_and_any_iterable_of_names(given):
     assert bp.Metrics.compare(tau, tau, sources=given).sources == ["run.csv"]
     with pytest.raises(bp.ArgumentTypeError, match="sources: expected a list of names"):
         bp.Metrics.compare(tau, tau, sources=Path("run.csv"))
+
+
+@pytest.mark.parametrize("args, said", [
+    (["excite", "PUMA", "--out", "t.npz"], "--out: t.npz: writes CSV, and a '.npz' name says NPZ"),
+    (["excite", "PUMA", "--out", "t.Parquet"], "--out: t.Parquet: writes CSV, and a '.Parquet' name says Parquet"),
+    (["excite", "PUMA", "--out", "t.mcap"], "--out: t.mcap: writes CSV, and a '.mcap' name says MCAP"),
+    (["find", "PUMA", "--json", "o.bag"], "--json: o.bag: writes JSON, and a '.bag' name says ROS bag"),
+])
+def test_an_output_named_as_a_log_format_is_refused(tmp_path, monkeypatch, args, said):
+    """a5880ce refused ``excite --out t.json`` (CSV that a reader would take for JSON) but wrote CSV under t.npz,
+    t.parquet or t.mcap, which read_trajectory takes by the name for NPZ, Parquet or a bag, and refuses."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT, one_line
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [str(ROOT / "robots" / "puma560.yaml") if a == "PUMA" else a for a in args])
+    one_line(result, said)
+    assert list(tmp_path.iterdir()) == []
