@@ -63,3 +63,13 @@ def test_an_output_named_as_a_log_format_is_refused(tmp_path, monkeypatch, args,
     result = CliRunner().invoke(main, [str(ROOT / "robots" / "puma560.yaml") if a == "PUMA" else a for a in args])
     one_line(result, said)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("moving", [np.array(5), np.array([[5, 6]])])
+def test_static_poses_refuse_an_array_of_another_shape_in_one_line(moving):
+    """8bd3309 took any ndarray as the moving joints: a 0-d one was numpy's bare 'iteration over a 0-d array'
+    (TypeError), a 2-D one said as 'got [array([5, 6])]'; a 1-D array of joint numbers is taken."""
+    from baseparam.excitation.static_poses import StaticPoses
+    with pytest.raises(bp.ArgumentError, match="StaticPoses.moving: expected a tuple of 1-based joints, got ndarray"):
+        StaticPoses(np.zeros((4, 6)), 3.0, moving)
+    assert StaticPoses(np.zeros((4, 6)), 3.0, np.array([5, 6], dtype=np.uint8)).moving == (5, 6)
