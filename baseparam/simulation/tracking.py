@@ -138,6 +138,8 @@ class Reference(Trajectory):
         The positions are interpolated linearly to a uniform grid at the log's median time step,
         low-passed by a zero-phase 4th-order Butterworth filter at ``cutoff`` Hz, and interpolated by
         a cubic spline sampled at ``rate``; q̇_r and q̈_r are the spline's derivatives. Time starts at 0.
+        The grid spans the whole log (``duration`` or not): one of more than :data:`MAX_TICKS` rows and
+        :data:`MAX_GRID_GROWTH` times the log's samples (a long pause between two samples) is refused.
 
         Parameters
         ----------
