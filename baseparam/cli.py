@@ -315,9 +315,11 @@ def _refuse_given(names, why):
 _SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
 _CASE_SENSITIVE = {"--python"}
 # What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
-# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot).
+# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot; CSV
+# under t.npz is read as NPZ, and refused, by the trajectory readers, which take every log format here by its name).
 _EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
-                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5"}
+                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
+                      ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag"}
 # The format each of these flags writes in every command that has it, and the extension a refusal suggests: load_robot
 # reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf), the
 # trajectory readers a log by its extension (JSON under o.csv is read as CSV), as users' tools do

@@ -61,14 +61,14 @@ def test_an_output_of_no_known_extension_or_of_its_own_in_any_case_is_written(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["O.JSON", "noext", "o.txt"]
 
 
-def _scara():
+def _ur10e_model():
     from conftest import ROOT
     return bp.Model(bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml"))
 
 
 def test_substeps_with_a_method_that_chooses_its_steps_is_refused():
     """``simulate(method='DOP853', substeps=10)`` ignored the count without a word (RK4's only); rk4 takes it."""
-    model, t = _scara(), np.linspace(0.0, 0.1, 11)
+    model, t = _ur10e_model(), np.linspace(0.0, 0.1, 11)
     n = model.robot.n_dof
     with pytest.raises(bp.ArgumentError, match="substeps: 10 RK4 steps per interval, and method='DOP853'"):
         bp.simulate(model, t, np.zeros(n), np.zeros(n), substeps=10)

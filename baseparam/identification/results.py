@@ -2,6 +2,8 @@
 :class:`Metrics` (torque prediction errors) and :class:`LogResult` (one log's figures in a fit over many)."""
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 from typing import Optional
@@ -38,6 +40,15 @@ def _moved_text(moved, n_parameters):
                       for n, v in sorted(moved, key=lambda item: -item[1])[:12])
     more = f" and {len(moved) - 12} more" if len(moved) > 12 else ""
     return f"moved by the constraints by more than 1σ: {len(moved)} of {n_parameters}: {listed}{more}"
+
+
+def _source_names(sources):
+    """:meth:`Metrics.compare`'s ``sources`` as a list of str: the names of files (str or os.PathLike, as a
+    Trajectory's ``source``) in any iterable, as ``list(sources)`` took them; a single name is refused (it was kept
+    letter by letter)."""
+    if isinstance(sources, Iterable) and not isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [os.fsdecode(s) if isinstance(s, os.PathLike) else s for s in sources]
+    return check_names(sources, "sources", allow_none=False)
 
 
 @dataclass
@@ -95,7 +106,7 @@ class Metrics:
         if not t2.any():            # a joint of no torque has no NRMSE (NaN); no torque at all, no pooled one either
             raise ArgumentError("tau: zero in every sample of every joint: no NRMSE to compare the predictions by")
         return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
-                       predicted=predicted, sources=check_names(sources, "sources", allow_none=False))
+                       predicted=predicted, sources=_source_names(sources))
 
     @classmethod
     def from_residuals(cls, e2, t2, n_samples):

@@ -44,6 +44,9 @@ from .noise import checked_gains
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
 MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Python)
+# from_log's uniform grid beyond MAX_TICKS rows is refused when it has more than this many times the log's samples: a
+# long pause (an hour between two samples), not a long log, whose samples are already in memory
+MAX_GRID_GROWTH = 10
 UNIFORM_TICKS = 1e-6          # relative spread of the tick steps still taken as one controller rate
 
 
@@ -135,6 +138,8 @@ class Reference(Trajectory):
         The positions are interpolated linearly to a uniform grid at the log's median time step,
         low-passed by a zero-phase 4th-order Butterworth filter at ``cutoff`` Hz, and interpolated by
         a cubic spline sampled at ``rate``; q̇_r and q̈_r are the spline's derivatives. Time starts at 0.
+        The grid spans the whole log (``duration`` or not): one of more than :data:`MAX_TICKS` rows and
+        :data:`MAX_GRID_GROWTH` times the log's samples (a long pause between two samples) is refused.
 
         Parameters
         ----------
@@ -159,11 +164,12 @@ class Reference(Trajectory):
         step = float(np.median(np.diff(t)))
         count = math.floor(t[-1] / step) + 1
         # the grid spans the whole log at its usual step: a pause of hours between two samples made it millions of rows
-        # (and its filtered copies gigabytes) before any check
-        if count > MAX_TICKS:
+        # (and its filtered copies gigabytes) before any check. A long log of as many samples is followed (duration=
+        # picks its part): its grid is no larger than the log
+        if count > max(MAX_TICKS, MAX_GRID_GROWTH * len(t)):
             raise ArgumentError(f"log: {t[-1]:.6g} s at its median step of {step:.3g} s are {count:.6g} samples on "
-                                f"a uniform grid, more than {MAX_TICKS} (a long pause in the log?); give the part to "
-                                "follow")
+                                f"a uniform grid, {count / len(t):.3g} times the log's {len(t)} and more than "
+                                f"{MAX_TICKS} (a long pause in the log?); give the part to follow")
         check_allocation((count, 4 * q.shape[1]), "log", f"the uniform grid of {count} samples and its filtered copies")
         grid = np.arange(count) * step
         uniform = interp_columns(grid, t, q)
