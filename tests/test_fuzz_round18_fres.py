@@ -121,3 +121,39 @@ def test_a_cached_kernel_the_cache_will_not_replace_is_compiled_for_the_run(tmp_
     assert _in_child(with_replace_refused) == 0, how
     assert path.read_bytes() == left
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [path.name]      # no scratch folder left
+
+
+def test_an_earlier_versions_kernel_in_a_cache_this_run_cannot_write_in_is_compiled_for_the_run(tmp_path, monkeypatch):
+    """An earlier version's library (whole, unsealed) in a cache the run cannot write in (a read-only image's, another
+    user's; the scratch folder refused here): main loaded it; the seal made every run fall back to Python's kernels.
+    The kernel is compiled in the system's temporary folder and loaded from there; the cache is left as it was."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+
+    def twice_works():
+        lib = _native.load(source, functions)
+        return lib is not None and lib.twice(2.0) == 4.0
+
+    assert _in_child(twice_works) == 0
+    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    _damage(path, "unsealed")
+    cache = sorted((tmp_path / "cache").iterdir())
+    mkdtemp, replace = _native.tempfile.mkdtemp, _native.os.replace
+
+    def refused_in_cache(folder):
+        if os.path.samefile(folder, tmp_path / "cache"):
+            raise PermissionError(13, "Permission denied", folder)
+
+    def with_cache_read_only():
+        monkeypatch.setattr(_native.tempfile, "mkdtemp",
+                            lambda *args, dir=None, **kw: refused_in_cache(dir) or mkdtemp(*args, dir=dir, **kw))
+        monkeypatch.setattr(_native.os, "replace",
+                            lambda src, dst: refused_in_cache(os.path.dirname(dst)) or replace(src, dst))
+        return twice_works()
+
+    assert _in_child(with_cache_read_only) == 0
+    assert sorted((tmp_path / "cache").iterdir()) == cache and not _native.sealed(str(path))

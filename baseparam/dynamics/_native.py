@@ -18,7 +18,8 @@ robot and kernel, each written once (atomically) and never changed; deleting the
 it; the loader ignores bytes past its tables): one that is not a regular file or whose seal does not match (cut short
 by a crash or a full disk, zeros where a crash lost blocks, an earlier version's) is compiled again, not loaded — the
 loader dies of SIGBUS on a cut library and waits for ever on a fifo; where the cache will not take the new one (a
-folder under the name, another user's file in a shared folder), the run loads its own copy, as without a cache.
+folder under the name, another user's file in a shared folder, a cache the run cannot write in), the run loads its own
+copy, compiled as without a cache.
 ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
@@ -305,8 +306,15 @@ def _compile(cc, source, path, flags, functions):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
     (:func:`_load`); None when it does not compile."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with _scratch(os.path.dirname(path), IN_CACHE) as tmp:
+        with contextlib.ExitStack() as stack:
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
+            except OSError:
+                # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
+                # folder and loaded from there, as without a cache (an earlier version's library under the name, not
+                # sealed, left Python's kernels to every run)
+                tmp = stack.enter_context(_scratch(tempfile.gettempdir(), NO_CACHE))
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)
