@@ -3,7 +3,7 @@
 A relative ``XDG_CACHE_HOME`` (or a relative or empty ``HOME``) put the cache in the run's folder, a write outside
 the named output; a cached library cut short (a crash or a full disk before its blocks reached the disk) killed the
 run with SIGBUS in the loader, a fifo in its place hung it, and any other library under the name was loaded as the
-kernel.
+kernel (now: it is compiled again).
 """
 import ctypes
 import os
@@ -32,28 +32,6 @@ def test_a_relative_cache_home_does_not_put_the_cache_in_the_runs_folder(monkeyp
 def _twice(tag):
     return (f"double twice(double x) {{ return 2.0 * x; }}  /* {tag} */\n",
             {"twice": (ctypes.c_double, [ctypes.c_double])})
-
-
-def _damage(path, how, tmp_path):
-    good = path.read_bytes()
-    path.unlink()
-    if how == "empty":
-        path.write_bytes(b"")
-    elif how == "cut":
-        path.write_bytes(good[:1000])
-    elif how == "fifo":
-        os.mkfifo(path)
-    elif how == "folder":
-        path.mkdir()
-    elif how == "another library":                # a loadable library of another function under the name
-        other_source, functions = _twice(f"{how} {tmp_path.name}")
-        other_source = other_source.replace("2.0 * x", "3.0 * x")
-        os.environ["BASEPARAM_CACHE_DIR"] = str(tmp_path / "other")
-        other = _native.load(other_source, functions)
-        os.environ["BASEPARAM_CACHE_DIR"] = str(path.parent)
-        del other
-        (other_path,) = (tmp_path / "other").glob("kernel_*.so")
-        path.write_bytes(other_path.read_bytes()[:-len(_native.SEAL) - 32])
 
 
 def _in_child(check):
@@ -85,9 +63,11 @@ def _damage(path, how):
         path.mkdir()
     elif how == "zeros":                        # blocks a crash lost: zeros in the middle, the length kept
         path.write_bytes(good[:4096] + bytes(len(good) - 8192) + good[-4096:])
+    elif how == "unsealed":                     # an earlier version's library: whole, loadable, without the seal
+        path.write_bytes(good[:-len(_native.SEAL) - 32])
 
 
-@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros"])
+@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros", "unsealed"])
 def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypatch, how):
     """The kernel is compiled and cached in one child, its library damaged, then loaded and called in another."""
     if _native.compiler() is None:
@@ -104,7 +84,76 @@ def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypa
     assert _in_child(twice_works) == 0
     (path,) = (tmp_path / "cache").glob("kernel_*.so")
     _damage(path, how)
-    if how == "folder":                         # not ours to remove: not loaded, nor compiled over; Python instead
-        assert _in_child(lambda: _native.load(source, functions) is None and path.is_dir()) == 0
+    if how == "folder":                         # not ours to remove: not loaded, nor compiled over
+        assert _in_child(lambda: twice_works() and path.is_dir()) == 0
         return
     assert _in_child(lambda: twice_works() and _native.sealed(str(path))) == 0, how
+
+
+@pytest.mark.parametrize("how", ["unsealed", "cut"])
+def test_a_cached_kernel_the_cache_will_not_replace_is_compiled_for_the_run(tmp_path, monkeypatch, how):
+    """An earlier version's library (unsealed) or a cut one in a cache that refuses the new one (another user's file
+    in a shared folder with the sticky bit, a read-only entry; os.replace refused here): the kernel compiled for this
+    run is loaded from its scratch folder, not thrown away for Python's kernels in every run; the entry is left."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+
+    def twice_works():
+        lib = _native.load(source, functions)
+        return lib is not None and lib.twice(2.0) == 4.0
+
+    assert _in_child(twice_works) == 0
+    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    _damage(path, how)
+    left = path.read_bytes()
+
+    def refused(src, dst):
+        raise PermissionError(13, "Permission denied", dst)
+
+    def with_replace_refused():
+        monkeypatch.setattr(_native.os, "replace", refused)
+        return twice_works()
+
+    assert _in_child(with_replace_refused) == 0, how
+    assert path.read_bytes() == left
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [path.name]      # no scratch folder left
+
+
+def test_an_earlier_versions_kernel_in_a_cache_this_run_cannot_write_in_is_compiled_for_the_run(tmp_path, monkeypatch):
+    """An earlier version's library (whole, unsealed) in a cache the run cannot write in (a read-only image's, another
+    user's; the scratch folder refused here): main loaded it; the seal made every run fall back to Python's kernels.
+    The kernel is compiled in the system's temporary folder and loaded from there; the cache is left as it was."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+
+    def twice_works():
+        lib = _native.load(source, functions)
+        return lib is not None and lib.twice(2.0) == 4.0
+
+    assert _in_child(twice_works) == 0
+    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    _damage(path, "unsealed")
+    cache = sorted((tmp_path / "cache").iterdir())
+    mkdtemp, replace = _native.tempfile.mkdtemp, _native.os.replace
+
+    def refused_in_cache(folder):
+        if os.path.samefile(folder, tmp_path / "cache"):
+            raise PermissionError(13, "Permission denied", folder)
+
+    def with_cache_read_only():
+        monkeypatch.setattr(_native.tempfile, "mkdtemp",
+                            lambda *args, dir=None, **kw: refused_in_cache(dir) or mkdtemp(*args, dir=dir, **kw))
+        monkeypatch.setattr(_native.os, "replace",
+                            lambda src, dst: refused_in_cache(os.path.dirname(dst)) or replace(src, dst))
+        return twice_works()
+
+    assert _in_child(with_cache_read_only) == 0
+    assert sorted((tmp_path / "cache").iterdir()) == cache and not _native.sealed(str(path))

@@ -17,7 +17,10 @@ robot and kernel, each written once (atomically) and never changed; deleting the
 (they are compiled again when next needed). Each library ends in a seal (a mark and the SHA-256 of the bytes before
 it; the loader ignores bytes past its tables): one that is not a regular file or whose seal does not match (cut short
 by a crash or a full disk, zeros where a crash lost blocks, an earlier version's) is compiled again, not loaded — the
-loader dies of SIGBUS on a cut library and waits for ever on a fifo. ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
+loader dies of SIGBUS on a cut library and waits for ever on a fifo; where the cache will not take the new one (a
+folder under the name, another user's file in a shared folder, a cache the run cannot write in), the run loads its own
+copy, compiled as without a cache.
+``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
 the cache, ``baseparam-kernel-PID-…`` in the system's temporary folder without one), removed when it ends, by the
@@ -205,8 +208,13 @@ def _seal(path):
 
 def _open(cc, source, path, functions, flags):
     """The library at ``path`` (compiled there first if absent or not :func:`sealed`) with its signatures, or None."""
-    if not sealed(path) and not _compile(cc, source, path, flags):
-        return None
+    if sealed(path):
+        return _load(path, functions)
+    return _compile(cc, source, path, flags, functions)
+
+
+def _load(path, functions):
+    """The library at ``path`` with its signatures, or None."""
     try:
         lib = ctypes.CDLL(path)
         for name, (restype, argtypes) in functions.items():
@@ -294,21 +302,35 @@ def _stop_group(process, wait=1.0):
             return
 
 
-def _compile(cc, source, path, flags):
-    """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename)."""
+def _compile(cc, source, path, flags, functions):
+    """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
+    (:func:`_load`); None when it does not compile."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with _scratch(os.path.dirname(path), IN_CACHE) as tmp:
+        with contextlib.ExitStack() as stack:
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
+            except OSError:
+                # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
+                # folder and loaded from there, as without a cache (an earlier version's library under the name, not
+                # sealed, left Python's kernels to every run)
+                tmp = stack.enter_context(_scratch(tempfile.gettempdir(), NO_CACHE))
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
                 stream.write(source)
             if _run_compiler([cc, *flags, "-o", lib, src, "-lm"]) != 0 or not os.path.exists(lib):
-                return False
+                return None
             _seal(lib)
-            os.replace(lib, path)
-        return True
+            try:
+                os.replace(lib, path)
+            except OSError:
+                # the cache keeps what is under the name (another user's library in a shared folder with the sticky
+                # bit, an earlier version's in a read-only entry, a folder): this run loads its own copy from the
+                # scratch folder, removed after as without a cache, rather than Python's kernels in every run
+                return _load(lib, functions)
+        return _load(path, functions)
     except (OSError, subprocess.SubprocessError):
-        return False
+        return None
 
 
 __all__ = ["address", "cache_dir", "compiler", "flags_for", "holding_gil", "load"]

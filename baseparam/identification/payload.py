@@ -505,14 +505,20 @@ def _reported(result):
 
 # Why a mass far below zero comes out, by the fit's mode: the data are of no payload the model can hold
 _NEGATIVE = {"difference": "the loaded and unloaded logs swapped?",
-             "wrench": "the wrench's sign or the sensor frame reversed?"}
+             "wrench": "the wrench's sign or the sensor frame reversed?",
+             "static": "the loaded and unloaded logs swapped, or without these the model's last body heavier than the "
+                       "real one?"}
 
 
 def _below_zero(result):
     """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
     from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
     tell from none very well."""
-    if result.mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
+    mass = result.mass
+    if result.mode == "static":     # the still poses' fit clips its mass at 0: the value it found before
+        mass = float(result.unconstrained[NAMES.index("M")])
+    if mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
         why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
-        return f"a mass below zero beyond 3 σ, no physical payload ({why})"
+        found = f" ({mass:.2g} kg found, 0 kept)" if mass != result.mass else ""
+        return f"a mass below zero beyond 3 σ{found}, no physical payload ({why})"
     return None

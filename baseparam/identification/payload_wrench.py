@@ -136,11 +136,14 @@ def read_wrench(path, names, skipped=(), unit="line"):
     skipped = [(int(k), reason) for k, reason in skipped]
     if check_wrench_log(text) == ".npz":
         values = _npz_wrench(text, label, names)
+        rows = np.arange(len(values)) if values.ndim >= 1 else np.zeros(0, int)    # the file's row of each kept
         if unit == "row" and len(skipped) and values.ndim >= 1:
-            values = np.delete(values, [k for k, _ in skipped if 0 <= k < len(values)], axis=0)
+            dropped = [k for k, _ in skipped if 0 <= k < len(values)]
+            values, rows = np.delete(values, dropped, axis=0), np.delete(rows, dropped)
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
-        _check_wrench_values(values, label, lambda k: f"row {k}")
+        # named by the file's row, as the CSV's by its line: not the row's place among those the trajectory kept
+        _check_wrench_values(values, label, lambda k: f"row {rows[k]}")
     else:
         # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
         wanted = comma_list(str(names), "wrench", error=SettingsError)
