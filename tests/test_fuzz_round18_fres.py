@@ -67,9 +67,10 @@ def _damage(path, how):
         path.write_bytes(good[:-len(_native.SEAL) - 32])
 
 
-@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros", "unsealed"])
-def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypatch, how):
-    """The kernel is compiled and cached in one child, its library damaged, then loaded and called in another."""
+@pytest.fixture
+def cached_kernel(tmp_path, monkeypatch):
+    """A one-function kernel compiled and cached (in a child) under tmp_path/cache: its library's path, and a call
+    that loads it and checks its result (to run in a child: a damaged library can kill the process)."""
     if _native.compiler() is None:
         pytest.skip("no C compiler here")
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
@@ -83,6 +84,13 @@ def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypa
 
     assert _in_child(twice_works) == 0
     (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    return path, twice_works
+
+
+@pytest.mark.parametrize("how", ["cut", "fifo", "folder", "empty", "zeros", "unsealed"])
+def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(cached_kernel, how):
+    """The kernel is compiled and cached in one child, its library damaged, then loaded and called in another."""
+    path, twice_works = cached_kernel
     _damage(path, how)
     if how == "folder":                         # not ours to remove: not loaded, nor compiled over
         assert _in_child(lambda: twice_works() and path.is_dir()) == 0
@@ -91,23 +99,12 @@ def test_a_damaged_cached_kernel_is_compiled_again_not_loaded(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("how", ["unsealed", "cut"])
-def test_a_cached_kernel_the_cache_will_not_replace_is_compiled_for_the_run(tmp_path, monkeypatch, how):
+def test_a_cached_kernel_the_cache_will_not_replace_is_compiled_for_the_run(cached_kernel, tmp_path, monkeypatch,
+                                                                             how):
     """An earlier version's library (unsealed) or a cut one in a cache that refuses the new one (another user's file
     in a shared folder with the sticky bit, a read-only entry; os.replace refused here): the kernel compiled for this
     run is loaded from its scratch folder, not thrown away for Python's kernels in every run; the entry is left."""
-    if _native.compiler() is None:
-        pytest.skip("no C compiler here")
-    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_native, "_LOADED", {})
-    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
-    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
-
-    def twice_works():
-        lib = _native.load(source, functions)
-        return lib is not None and lib.twice(2.0) == 4.0
-
-    assert _in_child(twice_works) == 0
-    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    path, twice_works = cached_kernel
     _damage(path, how)
     left = path.read_bytes()
 
@@ -123,23 +120,12 @@ def test_a_cached_kernel_the_cache_will_not_replace_is_compiled_for_the_run(tmp_
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [path.name]      # no scratch folder left
 
 
-def test_an_earlier_versions_kernel_in_a_cache_this_run_cannot_write_in_is_compiled_for_the_run(tmp_path, monkeypatch):
+def test_an_earlier_versions_kernel_in_a_cache_this_run_cannot_write_in_is_compiled_for_the_run(cached_kernel, tmp_path,
+                                                                                            monkeypatch):
     """An earlier version's library (whole, unsealed) in a cache the run cannot write in (a read-only image's, another
     user's; the scratch folder refused here): main loaded it; the seal made every run fall back to Python's kernels.
     The kernel is compiled in the system's temporary folder and loaded from there; the cache is left as it was."""
-    if _native.compiler() is None:
-        pytest.skip("no C compiler here")
-    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_native, "_LOADED", {})
-    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
-    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
-
-    def twice_works():
-        lib = _native.load(source, functions)
-        return lib is not None and lib.twice(2.0) == 4.0
-
-    assert _in_child(twice_works) == 0
-    (path,) = (tmp_path / "cache").glob("kernel_*.so")
+    path, twice_works = cached_kernel
     _damage(path, "unsealed")
     cache = sorted((tmp_path / "cache").iterdir())
     mkdtemp, replace = _native.tempfile.mkdtemp, _native.os.replace
