@@ -288,11 +288,9 @@ def _refuse_clock_without_bag(logs, clock):
     """One line and exit 2 for ``--clock header`` typed for logs none of which is a ROS bag, in the reader's words
     for ``--clock receive`` there: the library cannot tell the default's value from no choice, and took it in
     silence (a file's times are its t column)."""
-    def extension(path):
-        return os.path.splitext(str(path).rstrip("/\\"))[1].lower()
-    if clock == "header" and _given("clock") and logs and not any(
-            extension(path) in (".mcap", ".bag") or os.path.isdir(path) for path in logs):
-        _fail(f"{logs[0]}: --clock header applies to ROS bags, not {extension(logs[0]) or 'this'} files", 2)
+    from .identification._record import log_extension, read_as_bag
+    if clock == "header" and _given("clock") and logs and not any(map(read_as_bag, logs)):
+        _fail(f"{logs[0]}: --clock header applies to ROS bags, not {log_extension(logs[0]) or 'this'} files", 2)
 
 
 # the robot options declaring drive terms, for the runs that use none (_refuse_given)
@@ -331,8 +329,9 @@ def _read_files(paths):
     """``paths`` (a run's input files and folders) and the files their readers read besides: a LeRobot episode's
     ``meta/info.json`` (its joint names), so that no output is written over it (``--json ROOT/meta/info.json`` beside
     ``ROOT/data/chunk-000/episode_000000.parquet`` replaced the dataset's metadata, exit 0)."""
+    from .identification._record import log_extension
     paths = list(paths)
-    parquets = [p for p in paths if isinstance(p, str) and os.path.splitext(p.rstrip("/\\"))[1].lower() == ".parquet"]
+    parquets = [p for p in paths if log_extension(p) == ".parquet"]
     if not parquets:
         return paths
     from .identification._parquet import lerobot_info

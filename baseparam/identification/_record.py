@@ -5,6 +5,8 @@ The record itself, :class:`~baseparam.motion.Trajectory`, and its one check live
 """
 from __future__ import annotations
 
+import os
+
 from .._checks import check_option, shown
 from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
@@ -51,6 +53,19 @@ UNITS = {
 
 # A bag message's time: its header stamp, or when the recorder received it (the bag's log time).
 CLOCKS = ("header", "receive")
+# The names of bag files (ROS 1 bags, MCAP: ROS 2's single-file bags); a ROS 2 bag folder is read as a bag too
+BAG_EXTENSIONS = (".mcap", ".bag")
+
+
+def log_extension(name) -> str:
+    """The extension a log's name gives its reader (lower case; a folder's trailing separator ignored)."""
+    return os.path.splitext(str(name).rstrip("/\\"))[1].lower()
+
+
+def read_as_bag(path, name=None) -> bool:
+    """Whether the log readers take ``path`` as a ROS bag: a :data:`BAG_EXTENSIONS` name (``name``: the name as given,
+    default ``path``) or a folder (a ROS 2 bag's, or refused as none)."""
+    return log_extension(path if name is None else name) in BAG_EXTENSIONS or os.path.isdir(path)
 
 
 def refuse_bag_options(source, ext, clock="header", **options):

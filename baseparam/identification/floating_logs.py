@@ -29,7 +29,7 @@ from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
 from ._parquet_pages import column_chunks
-from ._record import MAX_VALUES, _one_line, refuse_bag_options
+from ._record import MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -431,8 +431,8 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     from ._floating_bags import contact_topics, read_floating_bag
     robot = check_robot(robot)
     source = check_input(path, unreadable=DataError)    # a FIFO or a device (a bag folder's files: its reader)
-    ext = os.path.splitext(source.rstrip("/\\"))[1].lower()
-    if ext in (".mcap", ".bag") or os.path.isdir(path):
+    ext = log_extension(source)
+    if read_as_bag(path, source):
         from ._bag_files import refuse_non_bag_folder
         refuse_non_bag_folder(path, printable(source))
         # the bag readers name the file in their messages only: escaped onto one line

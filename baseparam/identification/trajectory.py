@@ -41,14 +41,11 @@ inconsistent shapes, too few samples left) always raise, and so do files beyond 
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from .._checks import is_file_name
 from .._validation import check_input, check_instance, check_names, check_reading, check_robot, shown
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
-                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, refuse_bag_options)
+                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, log_extension, read_as_bag, refuse_bag_options)
 from ._columns import parse_column_map
 from ._text import _read_text_file
 from ._frames import from_dataframe
@@ -199,8 +196,8 @@ def _read_floating(path, source, robot, columns, gains, skip_bad_rows, delay, jo
 
 
 def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock):
-    ext = Path(source.rstrip("/\\")).suffix.lower()
-    if ext in (".mcap", ".bag") or os.path.isdir(path):
+    ext = log_extension(source)
+    if read_as_bag(path, source):
         from ._bag_files import refuse_non_bag_folder
         from ._bags import read_bag
         refuse_non_bag_folder(path, source)
