@@ -147,8 +147,9 @@ class PayloadResult:
                  "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
         if not self.mass_detected:      # said by a warning and the JSON (no vendor format): the text says it too
+            below = _below_zero(self) if np.isfinite(self.mass_std) else None     # undetermined: said first
             lines.insert(2, ("  the mass is not determined by these data" if not np.isfinite(self.mass_std) else
-                             f"  {_below_zero(self)}" if _below_zero(self) else
+                             f"  {below}" if below else
                              f"  no payload seen: the mass is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} "
                              "g)") + ": the centre of mass and inertia mean nothing, and no vendor format is given")
         if self.mode == "static":
@@ -496,7 +497,8 @@ def _reported(result):
     """``result``, with one DataWarning line when its mass is not told from none (:attr:`PayloadResult.mass_detected`;
     a mass the data leave undetermined is said by the fit itself)."""
     if np.isfinite(result.mass_std) and not result.mass_detected:
-        why = (f": {_below_zero(result)}" if _below_zero(result) else
+        below = _below_zero(result)
+        why = (f": {below}" if below else
                f" is not told from none (below 3 σ or {MASS_FLOOR * 1e3:g} g): no payload seen")
         warn(f"payload: mass {result.mass:.2g} ± {result.mass_std:.2g} kg{why}; its centre of mass and inertia mean "
              "nothing and no vendor format is given", DataWarning)
