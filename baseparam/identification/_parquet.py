@@ -157,8 +157,6 @@ def _read_table(parquet, source, columns=None):
         raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
 
 
-# Column chunks counted (a file has a few per column; a damaged footer may claim millions)
-_MAX_CHUNKS = 100_000
 # Bytes a value may take decompressed, on average over the pages read (8 for a float64, a few for its levels)
 _MAX_BYTES_PER_VALUE = 16
 
@@ -170,9 +168,8 @@ def bound_values(chunks, source, names, most):
     value is decoded: a list column's values are not bounded by
     its rows (a 2 kB file of 12 rows of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2
     million joints), and a page's run-length-encoded values not by its bytes (four one-row lists of 1.9·10⁷ zeros
-    in a 2 kB file took 1.3 GB while its first row was decoded)."""
-    if len(chunks) > _MAX_CHUNKS:
-        raise DataError(f"{source}: {len(chunks)} column chunks; at most {_MAX_CHUNKS} are read")
+    in a 2 kB file took 1.3 GB while its first row was decoded). The count of column chunks and of all the columns'
+    values is bounded by :func:`~._parquet_pages.column_chunks` itself, before a page header is read."""
     counted = [c for c in chunks if names is None or c.column in names]
     count = sum(c.values for c in counted)
     which = "its columns" if names is None else f"column{'s' * (len(names) > 1)} {', '.join(sorted(names))}"

@@ -16,10 +16,21 @@ import os
 from dataclasses import dataclass
 
 from ..errors import DataError, printable
+from ._record import MAX_VALUES
 
 MAGIC = b"PAR1"
 MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
 MAX_DEPTH = 24                           # nested structs (a schema of nested lists is a few levels)
+MAX_CHUNKS = 100_000                     # column chunks (a file has a few per column; a damaged footer, millions)
+MAX_FILE_VALUES = 4 * MAX_VALUES         # values in all a file's columns, used or not, as its footer counts them
+# The page headers a column chunk may hold, walked in Python at some 4 µs each: two (a dictionary page, and the empty
+# data page pyarrow may write after it), then one for every PAGE_VALUES of its values or PAGE_BYTES of its bytes.
+# Writers cut a page at ~1 MB of values (pyarrow, parquet-mr; DuckDB at 100 MB) or 20 000 rows; pyarrow checks after
+# each write batch of 1 024 values, so even data_page_size=1 writes pages of 1 024 values, or fewer of more bytes
+# (a LeRobot dataset's images). Only a writer told to write batches of fewer values into pages of a byte writes more.
+# A crafted chunk of empty page headers (11 bytes each) was walked to its end at 2.4 MB/s: 100 MB, 40 s of CPU.
+PAGE_VALUES = 1024
+PAGE_BYTES = 512
 
 # Thrift compact field types
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
@@ -216,7 +227,7 @@ def _chunks(data, size, source):
     except (_Short, _Bad) as exc:
         raise _refuse(source, f"the footer is damaged ({exc or 'cut short'})") from None
     flat = _flat_leaves(meta, source)
-    out, total = [], 0
+    declared, total = [], 0              # every chunk's metadata, bounded before a page header is read
     for g, group in enumerate(_list(meta.get(4), source, "row_groups")):
         group = _field(group, None, dict, source, f"row group {g}")
         for j, chunk in enumerate(_list(group.get(1), source, f"row group {g}: columns")):
@@ -225,14 +236,23 @@ def _chunks(data, size, source):
             if chunk.get(1):
                 raise _refuse(source, f"{where}: stored in another file ({printable(_text(chunk[1]))}); a log is "
                                       "read from the named file only")
-            out.append(_walk(data, source, where, _field(chunk, 3, dict, source, where), footer_start,
-                             group.get(3)))
-            # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
-            # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
-            if j < len(flat) and flat[j] and out[-1].values != out[-1].rows:
-                raise _refuse(source, f"row group {g} declares {out[-1].rows} rows, its column "
-                                      f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
+            declared.append((where, _field(chunk, 3, dict, source, where), group.get(3), j < len(flat) and flat[j]))
         total += group.get(3) if isinstance(group.get(3), int) else 0
+    # the walk's work bounded by the footer's counts: pages are allowed for the values it declares (PAGE_VALUES)
+    if len(declared) > MAX_CHUNKS:
+        raise DataError(f"{source}: {len(declared)} column chunks; at most {MAX_CHUNKS} are read")
+    values = sum(max(c[1].get(5), 0) for c in declared if isinstance(c[1].get(5), int))
+    if values > MAX_FILE_VALUES:
+        raise DataError(f"{source}: {values} values in its columns; a trajectory may hold at most "
+                        f"{MAX_FILE_VALUES:.0e}")
+    out = []
+    for where, chunk_meta, rows, flat_leaf in declared:
+        out.append(_walk(data, source, where, chunk_meta, footer_start, rows))
+        # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
+        # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
+        if flat_leaf and out[-1].values != out[-1].rows:
+            raise _refuse(source, f"{where.partition(',')[0]} declares {out[-1].rows} rows, its column "
+                                  f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
     if meta.get(3) != total:
         raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
     return out
@@ -275,9 +295,15 @@ def _walk(data, source, where, meta, footer_start, rows):
     end = start + _field(meta, 7, int, source, where)                # total_compressed_size: the pages with headers
     if not 4 <= start <= end <= footer_start:
         raise _refuse(source, f"{where}: its pages at bytes {start}–{end}, outside the data (4–{footer_start})")
-    counted = unpacked = 0
+    counted = unpacked = pages = 0
+    most = 2 + -(-values // PAGE_VALUES) + (end - start) // PAGE_BYTES
     pos = start
     while pos < end:
+        pages += 1
+        if pages > most:
+            raise _refuse(source, f"{where}: more than {most} pages for its {values} values in {end - start} bytes "
+                                  f"(a writer's page holds {PAGE_VALUES} values or {PAGE_BYTES} bytes at the least; "
+                                  "write it with larger pages)")
         try:
             header, after = _struct(data, pos, end, _PAGE_HEADER, 0)
         except (_Short, _Bad) as exc:

@@ -1,0 +1,74 @@
+"""Fuzz round nineteen, the readers (issue 28): stop 43's leftovers — a Parquet file of empty page headers walked to
+its end, …"""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import BaseParamError
+
+EMPTY_PAGE_HEADER = bytes([0x15, 0, 0x15, 0, 0x15, 0,   # a data page (type 0) of 0 bytes, 0 bytes decompressed
+                           0x2C, 0x15, 0, 0, 0])         # its DataPageHeader: 0 values; the header's end
+
+
+def page_headers_read(monkeypatch):
+    """A list whose length counts the page headers (top-level Thrift structs) the Parquet walk reads from now on."""
+    from baseparam.identification import _parquet_pages
+    read, struct_ = [], _parquet_pages._struct
+
+    def counted(data, pos, end, spec, depth):
+        if spec is _parquet_pages._PAGE_HEADER:
+            read.append(pos)
+        return struct_(data, pos, end, spec, depth)
+    monkeypatch.setattr(_parquet_pages, "_struct", counted)
+    return read
+
+
+def test_a_parquet_chunk_of_empty_page_headers_is_refused_after_a_few_of_them(tmp_path, monkeypatch):
+    # a column chunk's bytes overwritten with 11-byte page headers of no value and no byte: each was read in Python
+    # (~4 µs), all of them, before the count of values refused the file (100 MB: some 40 s of CPU). A chunk holds at
+    # most two pages and one for every 1 024 of its values or 512 of its bytes; past those, refused
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = tmp_path / "empty_pages.parquet"
+    t = np.arange(100_000) * 0.01
+    pq.write_table(pa.table({"t": t, "q": list(np.zeros((t.size, 2)))}), path, use_dictionary=False,
+                   compression="none")
+    chunk = pq.ParquetFile(path).metadata.row_group(0).column(0)
+    start, size = chunk.data_page_offset, chunk.total_compressed_size
+    data = bytearray(path.read_bytes())
+    k = size // len(EMPTY_PAGE_HEADER)
+    data[start:start + size] = EMPTY_PAGE_HEADER * k + bytes(size - k * len(EMPTY_PAGE_HEADER))
+    path.write_bytes(data)
+    most = 2 + -(-t.size // 1024) + size // 512
+    read = page_headers_read(monkeypatch)
+    with pytest.raises(BaseParamError, match=fr"column t\): more than {most} pages for its {t.size} values in {size} "
+                                             "bytes") as caught:
+        bp.read_trajectory(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+    assert k > 70_000 and len(read) == most           # the walk stopped at the bound, not at the chunk's end
+
+
+@pytest.mark.parametrize("options", [{}, {"data_page_size": 1}, {"row_group_size": 1},
+                                     {"data_page_size": 1, "use_dictionary": False, "compression": "zstd"},
+                                     {"data_page_size": 1, "data_page_version": "2.0", "row_group_size": 17},
+                                     {"data_page_size": 1, "dictionary_pagesize_limit": 100}])
+def test_pyarrows_smallest_pages_are_within_the_bound_and_read(tmp_path, options):
+    # pyarrow's smallest pages: data_page_size=1 cuts one after every write batch (1 024 values); a page of large
+    # values (images of a LeRobot dataset) holds fewer of more bytes; a chunk per row writes a dictionary page and an
+    # empty data page with its page of values (pyarrow 26 cannot read its own file of lists written with both
+    # row_group_size=1 and data_page_size=1: not tried). Each file's chunks are counted as pyarrow counts them
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.identification._parquet_pages import column_chunks
+    rng = np.random.default_rng(1)
+    n = 4000 if options.get("row_group_size") != 1 else 40
+    q = rng.random((n, 3))
+    table = pa.table({"t": np.arange(n) * 0.01, "q": list(q), "tau": list(np.zeros((n, 3))),
+                      "flag": rng.random(n) > 0.5, "image": [rng.bytes(700) for _ in range(n)]})
+    path = tmp_path / "log.parquet"
+    pq.write_table(table, path, **options)
+    md = pq.ParquetFile(path).metadata
+    assert [(c.column, c.values) for c in column_chunks(path, "x")] == [
+        (md.schema.column(j).path.split(".")[0], md.row_group(i).column(j).num_values)
+        for i in range(md.num_row_groups) for j in range(md.num_columns)]
+    np.testing.assert_array_equal(bp.read_trajectory(path).q, q)
