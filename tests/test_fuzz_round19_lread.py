@@ -1,5 +1,7 @@
 """Fuzz round nineteen, the readers (issue 28): stop 43's leftovers — a Parquet file of empty page headers walked to
 its end, …"""
+import os
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,27 @@ def test_pyarrows_smallest_pages_are_within_the_bound_and_read(tmp_path, options
         (md.schema.column(j).path.split(".")[0], md.row_group(i).column(j).num_values)
         for i in range(md.num_row_groups) for j in range(md.num_columns)]
     np.testing.assert_array_equal(bp.read_trajectory(path).q, q)
+
+
+def test_a_parquet_file_cut_by_another_process_while_read_is_refused_not_a_signal_death(tmp_path, monkeypatch):
+    # the page headers were read from a memory map: a file another process cut short after it was mapped killed the
+    # reader by SIGBUS at the first page past its new end. The file is cut here as its first page header is read
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.identification import _parquet_pages
+    from test_fuzz_round15_fdat import refused_in_a_child
+    path = tmp_path / "log.parquet"
+    t = np.arange(60_000) * 0.01
+    pq.write_table(pa.table({"t": t, "q": list(np.random.default_rng(2).random((t.size, 2)))}), path,
+                   use_dictionary=False, compression="none", row_group_size=20_000)
+    assert path.stat().st_size > 4 * (1 << 18)
+    struct_ = _parquet_pages._struct
+
+    def cut_at_the_first_page(data, pos, end, spec, depth):
+        if spec is _parquet_pages._PAGE_HEADER and path.stat().st_size > 4096:
+            os.truncate(path, 4096)
+        return struct_(data, pos, end, spec, depth)
+    monkeypatch.setattr(_parquet_pages, "_struct", cut_at_the_first_page)
+    code, said = refused_in_a_child(lambda: bp.read_trajectory(path))
+    assert code == 3, (code, said)
+    assert said.startswith(f"{path}: cannot read as Parquet: the file was cut while it was read")

@@ -11,7 +11,6 @@ from it (a C++ exception escaping to ``std::terminate``).
 """
 from __future__ import annotations
 
-import mmap
 import os
 from dataclasses import dataclass
 
@@ -203,12 +202,61 @@ def column_chunks(path, source):
             size = os.fstat(stream.fileno()).st_size
             if size < 12:
                 raise _refuse(source, f"{size} bytes; a Parquet file has 12 at least")
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return _chunks(data, size, source)
+            return _chunks(_File(stream.fileno(), size, source), size, source)
     except DataError:
         raise
-    except (OSError, ValueError) as exc:        # ValueError: mmap of a file changed under it
-        raise DataError(f"{source}: cannot read as Parquet: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        raise DataError(f"{source}: cannot read as Parquet: {exc.strerror or exc}") from None
+
+
+class _File:
+    """A file's bytes read where they are asked for (``os.pread``, a window at a time), not mapped: a mapped file
+    another process cut short killed the reader by SIGBUS at the first page past its new end. A read that comes short
+    of the size the file had when opened is refused in one line.
+
+    Parameters
+    ----------
+    fd : int
+        The open file.
+    size : int
+        Its size when opened, in bytes.
+    source : str
+        The file as messages name it.
+    """
+
+    WINDOW = 1 << 18                  # bytes read at a time: the page headers of many small pages at once
+
+    def __init__(self, fd, size, source):
+        self.fd, self.size, self.source = fd, size, source
+        self.start, self.data = 0, b""
+
+    def read(self, start, stop):
+        """(bytes holding the file's ``start``:``stop``, where ``start`` is in them), read again only when the last
+        window does not hold them."""
+        if not (self.start <= start and stop <= self.start + len(self.data)):
+            want = min(max(stop - start, self.WINDOW), self.size - start)
+            data = os.pread(self.fd, want, start)
+            if len(data) < want:
+                raise _refuse(self.source, f"the file was cut while it was read ({self.size} bytes when opened, "
+                                           f"{start + len(data)} now)")
+            self.start, self.data = start, data
+        return self.data, start - self.start
+
+    def struct(self, pos, end, spec):
+        """(the fields of ``spec`` of the Thrift struct at byte ``pos``, which ends by byte ``end``, the byte after
+        it): read in a window, and in a wider one while it runs past that window (large statistics)."""
+        need = 1024                                             # a page header's few dozen bytes, with room
+        while True:
+            data, at = self.read(pos, min(end, pos + need))
+            limit = min(end - pos, len(data) - at)              # all the window holds, up to ``end``
+            try:
+                value, after = _struct(data, at, at + limit, spec, 0)
+            except _Short:
+                if limit >= end - pos:
+                    raise
+                need = 4 * limit
+                continue
+            return value, pos + after - at
 
 
 def _refuse(source, problem):
@@ -216,14 +264,15 @@ def _refuse(source, problem):
 
 
 def _chunks(data, size, source):
-    if data[size - 4:size] != MAGIC:                # an encrypted footer (PARE), or not Parquet
+    tail, at = data.read(size - 8, size)
+    if tail[at + 4:at + 8] != MAGIC:                # an encrypted footer (PARE), or not Parquet
         raise _refuse(source, "no Parquet footer (PAR1) at its end")
-    length = int.from_bytes(data[size - 8:size - 4], "little")
+    length = int.from_bytes(tail[at:at + 4], "little")
     footer_start = size - 8 - length
     if length > MAX_FOOTER_BYTES or footer_start < 4:
         raise _refuse(source, f"a footer of {length} bytes in a file of {size}")
     try:
-        meta, _ = _struct(data, footer_start, size - 8, _FOOTER, 0)
+        meta, _ = data.struct(footer_start, size - 8, _FOOTER)
     except (_Short, _Bad) as exc:
         raise _refuse(source, f"the footer is damaged ({exc or 'cut short'})") from None
     flat = _flat_leaves(meta, source)
@@ -305,7 +354,7 @@ def _walk(data, source, where, meta, footer_start, rows):
                                   f"(a writer's page holds {PAGE_VALUES} values or {PAGE_BYTES} bytes at the least; "
                                   "write it with larger pages)")
         try:
-            header, after = _struct(data, pos, end, _PAGE_HEADER, 0)
+            header, after = data.struct(pos, end, _PAGE_HEADER)
         except (_Short, _Bad) as exc:
             raise _refuse(source, f"{where}: the page header at byte {pos} is damaged ({exc or 'cut short'})") from None
         kind = header.get(1)
