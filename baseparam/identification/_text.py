@@ -138,20 +138,38 @@ _BINARY_MAGIC = ((b"PAR1", "Parquet", "name it .parquet"), (b"PK\x03\x04", "zip 
                  (b"SQLite format 3\x00", "SQLite", "give a ROS 2 bag as its folder"))
 
 
-def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
+def read_text_lines(path, source):
+    """The front end of the fixed-base and the floating-base text readers: the file ``path`` read (bounded:
+    :func:`_read_bytes`), refused when it is one of the binary formats baseparam reads under a text name or holds more
+    lines than a trajectory may, decoded (:func:`decoded`) and split (:func:`text_lines`).
+
+    Returns
+    -------
+    lines : list of str
+        As an editor numbers them.
+    ends_with_newline : bool
+    data_idx : list of int
+        The lines that hold data or the header.
+    has_quotes : bool
+        Whether a double quote is in the text.
+    """
     raw = _read_bytes(path, source)
     for magic, kind, hint in _BINARY_MAGIC:
         if raw.startswith(magic):
             raise DataError(f"{source}: a {kind} file, not text (CSV); the type is taken from the name: {hint}")
     rows = raw.count(b"\n")
-    if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
+    if rows * 3 > MAX_VALUES:         # t, q and tau (or qd) at least: more than a trajectory may hold
         raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
                         f"({MAX_VALUES // 3} rows of the smallest kind)")
     text = decoded(raw, source)
     del raw                           # the bytes, text and lines of a large file are not all held at once
     has_quotes = '"' in text
     lines, ends_with_newline, data_idx = text_lines(text, source)
-    del text
+    return lines, ends_with_newline, data_idx, has_quotes
+
+
+def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
+    lines, ends_with_newline, data_idx, has_quotes = read_text_lines(path, source)
     first = data_idx[0]
     delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
     fields = lines[first].count(delim) + 1 if delim is not None else len(lines[first].split())
