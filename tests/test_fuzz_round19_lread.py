@@ -157,3 +157,51 @@ def test_a_floating_csv_converts_the_columns_it_uses_only(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(BaseParamError, match=fr"{path}: line {at + 4}: field q1: not a number \('oops'\)"):
         read_floating_log(path, robot)
+
+
+def per_row_names_log(path, joints, S, order):
+    """An HDF5 (``.h5``) or NPZ log of S samples of the joints ``joints`` whose ``joint_names`` holds a row of names
+    per sample (as a ROS joint_states' names logged with each message), each row ``order(k)``; its q."""
+    q = np.random.default_rng(4).random((S, len(joints)))
+    names = np.array([order(k) for k in range(S)], dtype="S")
+    arrays = {"t": np.arange(S) * 0.01, "q": q, "tau": q, "joint_names": names}
+    if path.suffix == ".npz":
+        np.savez(path, **arrays)
+    else:
+        import h5py
+        with h5py.File(path, "w") as h5:
+            for key, value in arrays.items():
+                h5[key] = value
+    return q
+
+
+@pytest.mark.parametrize("S", [100, 4000])
+def test_an_hdf5_log_of_a_row_of_joint_names_per_sample_is_read_by_its_rows_names(tmp_path, S):
+    # a joint_names dataset (S, n) was taken as S·n names: beyond 10 000 of them (S = 4 000 of 3 joints) the log was
+    # refused, below the names were no order of the robot's joints and the check passed a log naming them in another
+    # order. A row per sample names the columns' joints as one row does, when the rows agree
+    from baseparam.model.robot import joint_names
+    robot = bp.load_robot("robots/planar_rrr.yaml")
+    joints = list(joint_names(robot.joints))
+    path = tmp_path / "log.h5"
+    q = per_row_names_log(path, joints, S, lambda k: joints)
+    np.testing.assert_array_equal(bp.read_trajectory(path, joints=joints).q, q)
+    per_row_names_log(path, joints, S, lambda k: joints[::-1])
+    with pytest.raises(BaseParamError, match="the file names its joints joint3, joint2, joint1 in this order"):
+        bp.read_trajectory(path, joints=joints)
+
+
+@pytest.mark.parametrize("suffix", [".h5", ".npz"])
+def test_rows_of_joint_names_that_disagree_are_refused_naming_the_row(tmp_path, suffix):
+    # the joints reordered at sample 57: no one order of the columns (NPZ: the same rule, within its 10 000 names)
+    from baseparam.model.robot import joint_names
+    robot = bp.load_robot("robots/planar_rrr.yaml")
+    joints = list(joint_names(robot.joints))
+    path = (tmp_path / "log").with_suffix(suffix)
+    per_row_names_log(path, joints, 100, lambda k: joints if k < 57 else joints[::-1])
+    with pytest.raises(BaseParamError, match=r"key joint_names: row 57 names the joints joint3, joint2, joint1, row 0 "
+                                             r"joint1, joint2, joint3; a log's columns hold the joints in one order"):
+        bp.read_trajectory(path, joints=joints)
+    per_row_names_log(path, joints, 100, lambda k: joints[::-1])
+    with pytest.raises(BaseParamError, match="the file names its joints joint3, joint2, joint1 in this order"):
+        bp.read_trajectory(path, joints=joints)
