@@ -205,3 +205,42 @@ def test_rows_of_joint_names_that_disagree_are_refused_naming_the_row(tmp_path, 
     per_row_names_log(path, joints, 100, lambda k: joints[::-1])
     with pytest.raises(BaseParamError, match="the file names its joints joint3, joint2, joint1 in this order"):
         bp.read_trajectory(path, joints=joints)
+
+
+@pytest.mark.parametrize("kind", ["timestamp[ns, UTC]", "timestamp[ms]", "duration[us]"])
+def test_a_column_per_joint_parquet_reads_parquet_times_as_the_list_layout_does(tmp_path, kind):
+    # a timestamp or duration t was read in seconds from a file of list columns, and refused from the same log with a
+    # column per joint (from_dataframe: "holds dates/durations (datetime64[ns]); convert to seconds")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    S, step = 40, 0.01
+    unit = kind.split("[")[1].split(",")[0].rstrip("]")
+    per_second = {"ms": 10**3, "us": 10**6, "ns": 10**9}[unit]
+    start = 1_700_000_000 if kind.startswith("timestamp") else 3
+    ticks = start * per_second + np.arange(S) * round(step * per_second)
+    arrow_type = (pa.timestamp(unit, tz="UTC" if "UTC" in kind else None) if kind.startswith("timestamp")
+                  else pa.duration(unit))
+    t = pa.array(ticks, type=pa.int64()).cast(arrow_type)
+    q = np.random.default_rng(5).random((S, 2))
+    pq.write_table(pa.table({"t": t, "q1": q[:, 0], "q2": q[:, 1], "tau1": q[:, 1], "tau2": q[:, 0]}),
+                   tmp_path / "columns.parquet")
+    pq.write_table(pa.table({"t": t, "q": list(q), "tau": list(q[:, ::-1])}), tmp_path / "lists.parquet")
+    columns, lists = bp.read_trajectory(tmp_path / "columns.parquet"), bp.read_trajectory(tmp_path / "lists.parquet")
+    np.testing.assert_array_equal(columns.t, lists.t)
+    np.testing.assert_array_equal(columns.q, q)
+    assert abs(columns.t[0] - start) < 1e-6 and np.allclose(np.diff(columns.t), step, atol=1e-6)
+
+
+def test_a_null_time_in_a_column_per_joint_parquet_is_a_damaged_row(tmp_path):
+    # a null time stays a damaged row, skipped with skip_bad_rows, as a null number in the same column is
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    S = 30
+    ticks = [None if k == 7 else k * 10 for k in range(S)]
+    q = np.random.default_rng(6).random(S)
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"t": pa.array(ticks, type=pa.duration("ms")), "q1": q, "tau1": q}), path)
+    with pytest.raises(BaseParamError, match="row 7"):
+        bp.read_trajectory(path)
+    read = bp.read_trajectory(path, skip_bad_rows=True)
+    np.testing.assert_array_equal(read.t, np.delete(np.arange(S) * 0.01, 7))
