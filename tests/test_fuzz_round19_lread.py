@@ -244,3 +244,24 @@ def test_a_null_time_in_a_column_per_joint_parquet_is_a_damaged_row(tmp_path):
         bp.read_trajectory(path)
     read = bp.read_trajectory(path, skip_bad_rows=True)
     np.testing.assert_array_equal(read.t, np.delete(np.arange(S) * 0.01, 7))
+
+
+def test_a_floating_base_parquet_log_reads_parquet_times_as_the_fixed_base_reader_does(tmp_path):
+    # the floating-base Parquet reader refused a duration or timestamp t ("duration[ns] values, not times in s") that
+    # the fixed-base reader converts: the three Parquet readers read t by one rule (_parquet._scalars)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.identification.floating_logs import read_floating, write_floating
+    path, robot, traj = floating_log(tmp_path)
+    written = tmp_path / "log.parquet"
+    write_floating(traj, written, ())
+    table = pq.read_table(written)
+    ticks = pa.array(np.arange(traj.n_samples) * 10_000_000 + 2 * 10**9, type=pa.int64())
+    for arrow_type in (pa.duration("ns"), pa.timestamp("ns")):
+        pq.write_table(table.set_column(0, "t", ticks.cast(arrow_type)), written)
+        read = read_floating(written, robot)
+        np.testing.assert_allclose(read.t, 2 + traj.t, rtol=0, atol=1e-9)
+        np.testing.assert_array_equal(read.q, traj.q)
+    pq.write_table(table.set_column(0, "t", pa.array([None, *traj.t[1:]])), written)
+    with pytest.raises(BaseParamError, match=fr"^{written}: column t: row 0: null$"):
+        read_floating(written, robot)

@@ -27,7 +27,8 @@ from .._validation import ABSURD, check_names, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
+from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
+                       pyarrow_modules)
 from ._parquet_pages import column_chunks
 from ._record import MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
 
@@ -491,10 +492,10 @@ def _read_floating_parquet(path, robot, names):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
     _needs(source, table.column_names, "column", "Parquet")
-    t_column = table.column("t")
-    if not numeric_type(pa, t_column.type):
-        raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
-    t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
+    # read as the fixed-base reader reads its t: Parquet's timestamps and durations in seconds (refused here before)
+    t, nulls = _scalars(table.column("t"), pa, f"{source}: column t")
+    if nulls:
+        raise DataError(f"{source}: column t: row {nulls[0][0]}: null")
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
     listed = _robot_order(arrays, info.get("joint_names"), robot)
