@@ -114,6 +114,12 @@ def _unquote(line, delim):
     return (" " if delim is None else delim).join(fields)
 
 
+def unquoted(lines, delim):
+    """``lines`` with the double quotes around their fields removed (:func:`_unquote`), as both text readers take
+    them (a spreadsheet's export quotes every field)."""
+    return [_unquote(line, delim) if '"' in line else line for line in lines]
+
+
 def _header_names(line, delim):
     """Column names of a header line, unquoted; with whitespace separators a unit stays with its
     name ('t [s]  q1 [N m]' → ['t[s]', 'q1[Nm]'])."""
@@ -176,7 +182,7 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     if fields > MAX_COLUMNS:
         raise DataError(f"{source}: line {first + 1}: {fields} fields; a trajectory has at most {MAX_COLUMNS} columns")
     if has_quotes:           # quoted fields; cost only for files that have quotes
-        lines = [_unquote(line, delim) if '"' in line else line for line in lines]
+        lines = unquoted(lines, delim)
     columns = _normalize_map(columns, source)
     text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
     header, names = _find_header(lines, first, delim, columns, text_only)

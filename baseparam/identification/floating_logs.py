@@ -282,9 +282,11 @@ def _csv_lines(path, label, robot):
     robot's joints; the header the first line, or np.savetxt's ``# t,q1,…`` comment above the numbers)."""
     from ..model.robot import joint_names
     from ._joint_order import check_joint_order
-    from ._text import _find_header, _number_like, read_text_lines
+    from ._text import _find_header, _number_like, read_text_lines, unquoted
 
-    lines, ends_with_newline, data_idx, _ = read_text_lines(path, label)
+    lines, ends_with_newline, data_idx, has_quotes = read_text_lines(path, label)
+    if has_quotes:          # quoted fields, read as the fixed-base reader reads them (they were "not a number")
+        lines = unquoted(lines, ",")
     first = data_idx[0]
     # the header is the first line unless it starts with a number (np.savetxt's '# t,…' comment is then looked for):
     # not "none of its fields a number", the fixed-base reader's guess, which took a header naming an extra column
