@@ -87,7 +87,7 @@ def test_a_parquet_file_cut_by_another_process_while_read_is_refused_not_a_signa
     t = np.arange(60_000) * 0.01
     pq.write_table(pa.table({"t": t, "q": list(np.random.default_rng(2).random((t.size, 2)))}), path,
                    use_dictionary=False, compression="none", row_group_size=20_000)
-    assert path.stat().st_size > 4 * (1 << 18)
+    assert path.stat().st_size > 1 << 20                  # pages far past the first read window
     struct_ = _parquet_pages._struct
 
     def cut_at_the_first_page(data, pos, end, spec, depth):
