@@ -176,6 +176,21 @@ def _check_names_size(shape, dtype, where):
                         f"{MAX_NAMES_BYTES} bytes of names")
 
 
+def _first_row_of_names(rows, where, offset=0, first=None):
+    """The names of a per-sample array of joint names, ``rows`` (S, n) (a ROS joint_states' names logged with each
+    message), all rows alike: the first row (``first``, when the rows read before gave it), else DataError naming the
+    first row (``offset`` + its index) that orders the joints otherwise. A (S, n) array was read as S·n names, no
+    order of the n joints: a log naming them in another order was read in its own, without a word."""
+    rows = np.asarray(rows, dtype=object).reshape(len(rows), -1)
+    first = rows[0] if first is None else first
+    other = np.flatnonzero((rows != first).any(axis=1)) if rows.size else ()
+    if len(other):
+        k = int(other[0])
+        raise DataError(f"{where}: row {offset + k} names the joints {shown_names(_texts(rows[k]))}, row 0 "
+                        f"{shown_names(_texts(first))}; a log's columns hold the joints in one order")
+    return first
+
+
 def npz_joint_names(path, source):
     """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
     read by :func:`_pickled_names`), or None (no such member); the member's header
@@ -198,7 +213,8 @@ def npz_joint_names(path, source):
             _check_names_size(shape, dtype, where)
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
-            return _texts(_npy_data(archive, info))
+            names = _npy_data(archive, info)
+            return _texts(_first_row_of_names(names, where) if names.ndim == 2 and len(names) else names)
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
@@ -357,7 +373,7 @@ def h5_joint_names(path, source):
         try:
             dset = stored_dataset(h5, "joint_names", where, DataError)
             if dset is not None:
-                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where)
+                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where, lambda start, stop: dset[start:stop])
             if "joint_names" in h5.attrs:
                 attr = h5.attrs.get_id("joint_names")
                 return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"],
@@ -369,17 +385,31 @@ def h5_joint_names(path, source):
             raise DataError(f"{where}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
 
 
-def _h5_names(shape, dtype, read, where):
+def _h5_names(shape, dtype, read, where, read_rows=None):
     """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
-    checked before ``read()`` reads them."""
+    checked before ``read()`` reads them; a dataset of a row of names per sample (S, n) read ``read_rows(start,
+    stop)`` a block of rows at a time, its rows alike (:func:`_first_row_of_names`), whatever its length."""
     import h5py
 
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
-    if not text or math.prod(shape or ()) > MAX_COLUMNS:
-        raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {tuple(shape or ())} of {dtype}")
+    shape = tuple(shape or ())
+    if text and read_rows is not None and len(shape) == 2 and shape[0] and shape[1] <= MAX_COLUMNS:
+        if shape[0] * shape[1] > MAX_VALUES:          # more samples than a trajectory holds values
+            raise DataError(f"{where}: {shape[0]} rows of {shape[1]} names; a trajectory may hold at most "
+                            f"{MAX_VALUES:.0e} values")
+        if dtype.kind in "SU":
+            _check_names_size(shape[1:], dtype, where)
+        step = max(1, MAX_NAMES_BYTES // (shape[1] * max(dtype.itemsize, 8)))     # a block: 1 MiB at most
+        first = None
+        for start in range(0, shape[0], step):
+            first = _first_row_of_names(read_rows(start, start + step), where, start, first)
+        return _texts(first)
+    if not text or math.prod(shape) > MAX_COLUMNS:
+        raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
-    return _texts(np.asarray(read(), dtype=object))
+    names = np.asarray(read(), dtype=object)
+    return _texts(_first_row_of_names(names, where) if names.ndim == 2 and len(names) else names)
 
 
 def _check_count(source, count):

@@ -98,8 +98,9 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             given = _joint_names(path, schema, source)("q")
             refuse_other_order(source, given, joints, "the columns q1, q2, … are read by their numbers (write the "
                                                       "file in the robot's order, or with list columns)")
-        return from_dataframe(_read_table(parquet, source).to_pandas(), columns=columns, gains=gains,
-                              skip_bad_rows=skip_bad_rows, n_dof=n_dof, source=source)
+        table = _time_in_seconds(pa, _read_table(parquet, source), columns, source)
+        return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
+                              n_dof=n_dof, source=source)
     present = schema.names
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
                             thing="column", listing=", ".join(present),
@@ -157,8 +158,6 @@ def _read_table(parquet, source, columns=None):
         raise DataError(f"{source}: cannot read as Parquet (damaged?): {_one_line(exc)}") from None
 
 
-# Column chunks counted (a file has a few per column; a damaged footer may claim millions)
-_MAX_CHUNKS = 100_000
 # Bytes a value may take decompressed, on average over the pages read (8 for a float64, a few for its levels)
 _MAX_BYTES_PER_VALUE = 16
 
@@ -170,9 +169,8 @@ def bound_values(chunks, source, names, most):
     value is decoded: a list column's values are not bounded by
     its rows (a 2 kB file of 12 rows of 2·10⁶ zeros each, compressed, was read into 1.9 GB as a trajectory of 2
     million joints), and a page's run-length-encoded values not by its bytes (four one-row lists of 1.9·10⁷ zeros
-    in a 2 kB file took 1.3 GB while its first row was decoded)."""
-    if len(chunks) > _MAX_CHUNKS:
-        raise DataError(f"{source}: {len(chunks)} column chunks; at most {_MAX_CHUNKS} are read")
+    in a 2 kB file took 1.3 GB while its first row was decoded). The count of column chunks and of all the columns'
+    values is bounded by :func:`~._parquet_pages.column_chunks` itself, before a page header is read."""
     counted = [c for c in chunks if names is None or c.column in names]
     count = sum(c.values for c in counted)
     which = "its columns" if names is None else f"column{'s' * (len(names) > 1)} {', '.join(sorted(names))}"
@@ -198,16 +196,40 @@ def numeric_type(pa, arrow_type):
     return pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type)
 
 
+def _is_time(pa, arrow_type):
+    """Whether ``arrow_type`` is one of Parquet's times (a timestamp or a duration)."""
+    return pa.types.is_timestamp(arrow_type) or pa.types.is_duration(arrow_type)
+
+
+def _seconds(col, pa):
+    """A timestamp or duration column in seconds, float64 (S,), nulls 0: whole seconds and the rest apart, as a bag's
+    sec + nanosec·1e-9 (a Unix time keeps its sub-ms digits)."""
+    pc = pyarrow_modules()[2]
+    per_second = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[col.type.unit]
+    ticks = np.asarray(pc.fill_null(col.cast(pa.int64()), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return (ticks // per_second).astype(np.float64) + (ticks % per_second).astype(np.float64) / per_second
+
+
+def _time_in_seconds(pa, table, columns, source):
+    """``table`` (a column per joint) with its time column, when it holds Parquet times, in seconds as the list
+    layout reads its t (:func:`_seconds`; a null stays null, a damaged row): it went to ``from_dataframe`` as
+    datetime64, refused there ("convert to seconds"), where the same file's list layout was read."""
+    from ._names import _named_columns
+    names = [str(name).strip() for name in table.column_names]
+    k = _named_columns(source, names, _normalize_map(columns, source), "columns").get("t", [None])[0]
+    if k is None or not _is_time(pa, table.schema.field(k).type):
+        return table
+    col = table.column(k)
+    nulls = np.asarray(pyarrow_modules()[2].is_null(col).to_numpy(zero_copy_only=False), dtype=bool)
+    return table.set_column(k, table.schema.field(k).name, pa.array(_seconds(col, pa), mask=nulls))
+
+
 def _scalars(col, pa, where):
     """A numeric column as float64 (S,) and its null rows; Parquet's timestamp and duration types in seconds."""
     pc = pyarrow_modules()[2]
     nulls = np.asarray(pc.is_null(col).to_numpy(zero_copy_only=False), dtype=bool)
-    if pa.types.is_timestamp(col.type) or pa.types.is_duration(col.type):
-        # whole seconds and the rest apart, as a bag's sec + nanosec·1e-9 (a Unix time keeps its sub-ms digits)
-        per_second = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[col.type.unit]
-        ticks = np.asarray(pc.fill_null(col.cast(pa.int64()), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
-        values = (ticks // per_second).astype(np.float64) + (ticks % per_second).astype(np.float64) / per_second
-        return values, [(int(r), "null") for r in np.flatnonzero(nulls)]
+    if _is_time(pa, col.type):
+        return _seconds(col, pa), [(int(r), "null") for r in np.flatnonzero(nulls)]
     if not numeric_type(pa, col.type):
         raise DataError(f"{where}: {col.type} values, not numbers or times")
     values = np.asarray(pc.fill_null(col, 0).to_numpy(zero_copy_only=False), dtype=np.float64)

@@ -11,15 +11,25 @@ from it (a C++ exception escaping to ``std::terminate``).
 """
 from __future__ import annotations
 
-import mmap
 import os
 from dataclasses import dataclass
 
 from ..errors import DataError, printable
+from ._record import MAX_VALUES
 
 MAGIC = b"PAR1"
 MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
 MAX_DEPTH = 24                           # nested structs (a schema of nested lists is a few levels)
+MAX_CHUNKS = 100_000                     # column chunks (a file has a few per column; a damaged footer, millions)
+MAX_FILE_VALUES = 4 * MAX_VALUES         # values in all a file's columns, used or not, as its footer counts them
+# The page headers a column chunk may hold, walked in Python at some 4 µs each: two (a dictionary page, and the empty
+# data page pyarrow may write after it), then one for every PAGE_VALUES of its values or PAGE_BYTES of its bytes.
+# Writers cut a page at ~1 MB of values (pyarrow, parquet-mr; DuckDB at 100 MB) or 20 000 rows; pyarrow checks after
+# each write batch of 1 024 values, so even data_page_size=1 writes pages of 1 024 values, or fewer of more bytes
+# (a LeRobot dataset's images). Only a writer told to write batches of fewer values into pages of a byte writes more.
+# A crafted chunk of empty page headers (11 bytes each) was walked to its end at 2.4 MB/s: 100 MB, 40 s of CPU.
+PAGE_VALUES = 1024
+PAGE_BYTES = 512
 
 # Thrift compact field types
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
@@ -185,19 +195,71 @@ def column_chunks(path, source):
     ------
     DataError
         The footer or a page header damaged, a chunk outside the file or stored in another file, page headers
-        counting other values than the footer.
+        counting other values than the footer; more column chunks, values or pages than are read (:data:`MAX_CHUNKS`,
+        :data:`MAX_FILE_VALUES`, :data:`PAGE_VALUES`); the file cut short while it is read.
     """
     try:
         with open(path, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
             if size < 12:
                 raise _refuse(source, f"{size} bytes; a Parquet file has 12 at least")
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return _chunks(data, size, source)
+            return _chunks(_File(stream.fileno(), size, source), size, source)
     except DataError:
         raise
-    except (OSError, ValueError) as exc:        # ValueError: mmap of a file changed under it
-        raise DataError(f"{source}: cannot read as Parquet: {getattr(exc, 'strerror', None) or exc}") from None
+    except OSError as exc:
+        raise DataError(f"{source}: cannot read as Parquet: {exc.strerror or exc}") from None
+
+
+class _File:
+    """A file's bytes read where they are asked for (``os.pread``, a window at a time), not mapped: a mapped file
+    another process cut short killed the reader by SIGBUS at the first page past its new end. A read that comes short
+    of the size the file had when opened is refused in one line.
+
+    Parameters
+    ----------
+    fd : int
+        The open file.
+    size : int
+        Its size when opened, in bytes.
+    source : str
+        The file as messages name it.
+    """
+
+    # bytes read at a time: the headers of many small pages at once, and little of a large page's values besides its
+    # header (a 1 MB page: 1.6 %)
+    WINDOW = 1 << 14
+
+    def __init__(self, fd, size, source):
+        self.fd, self.size, self.source = fd, size, source
+        self.start, self.data = 0, b""
+
+    def read(self, start, stop):
+        """(bytes holding the file's ``start``:``stop``, where ``start`` is in them), read again only when the last
+        window does not hold them."""
+        if not (self.start <= start and stop <= self.start + len(self.data)):
+            want = min(max(stop - start, self.WINDOW), self.size - start)
+            data = os.pread(self.fd, want, start)
+            if len(data) < want:
+                raise _refuse(self.source, f"the file was cut while it was read ({self.size} bytes when opened, "
+                                           f"{start + len(data)} now)")
+            self.start, self.data = start, data
+        return self.data, start - self.start
+
+    def struct(self, pos, end, spec):
+        """(the fields of ``spec`` of the Thrift struct at byte ``pos``, which ends by byte ``end``, the byte after
+        it): read in a window, and in a wider one while it runs past that window (large statistics)."""
+        need = 1024                                             # a page header's few dozen bytes, with room
+        while True:
+            data, at = self.read(pos, min(end, pos + need))
+            limit = min(end - pos, len(data) - at)              # all the window holds, up to ``end``
+            try:
+                value, after = _struct(data, at, at + limit, spec, 0)
+            except _Short:
+                if limit >= end - pos:
+                    raise
+                need = 4 * limit
+                continue
+            return value, pos + after - at
 
 
 def _refuse(source, problem):
@@ -205,18 +267,19 @@ def _refuse(source, problem):
 
 
 def _chunks(data, size, source):
-    if data[size - 4:size] != MAGIC:                # an encrypted footer (PARE), or not Parquet
+    tail, at = data.read(size - 8, size)
+    if tail[at + 4:at + 8] != MAGIC:                # an encrypted footer (PARE), or not Parquet
         raise _refuse(source, "no Parquet footer (PAR1) at its end")
-    length = int.from_bytes(data[size - 8:size - 4], "little")
+    length = int.from_bytes(tail[at:at + 4], "little")
     footer_start = size - 8 - length
     if length > MAX_FOOTER_BYTES or footer_start < 4:
         raise _refuse(source, f"a footer of {length} bytes in a file of {size}")
     try:
-        meta, _ = _struct(data, footer_start, size - 8, _FOOTER, 0)
+        meta, _ = data.struct(footer_start, size - 8, _FOOTER)
     except (_Short, _Bad) as exc:
         raise _refuse(source, f"the footer is damaged ({exc or 'cut short'})") from None
     flat = _flat_leaves(meta, source)
-    out, total = [], 0
+    declared, total = [], 0              # every chunk's metadata, bounded before a page header is read
     for g, group in enumerate(_list(meta.get(4), source, "row_groups")):
         group = _field(group, None, dict, source, f"row group {g}")
         for j, chunk in enumerate(_list(group.get(1), source, f"row group {g}: columns")):
@@ -225,14 +288,23 @@ def _chunks(data, size, source):
             if chunk.get(1):
                 raise _refuse(source, f"{where}: stored in another file ({printable(_text(chunk[1]))}); a log is "
                                       "read from the named file only")
-            out.append(_walk(data, source, where, _field(chunk, 3, dict, source, where), footer_start,
-                             group.get(3)))
-            # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
-            # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
-            if j < len(flat) and flat[j] and out[-1].values != out[-1].rows:
-                raise _refuse(source, f"row group {g} declares {out[-1].rows} rows, its column "
-                                      f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
+            declared.append((where, _field(chunk, 3, dict, source, where), group.get(3), j < len(flat) and flat[j]))
         total += group.get(3) if isinstance(group.get(3), int) else 0
+    # the walk's work bounded by the footer's counts: pages are allowed for the values it declares (PAGE_VALUES)
+    if len(declared) > MAX_CHUNKS:
+        raise DataError(f"{source}: {len(declared)} column chunks; at most {MAX_CHUNKS} are read")
+    values = sum(max(c[1].get(5), 0) for c in declared if isinstance(c[1].get(5), int))
+    if values > MAX_FILE_VALUES:
+        raise DataError(f"{source}: {values} values in its columns; a trajectory may hold at most "
+                        f"{MAX_FILE_VALUES:.0e}")
+    out = []
+    for where, chunk_meta, rows, flat_leaf in declared:
+        out.append(_walk(data, source, where, chunk_meta, footer_start, rows))
+        # a column of one value a row holds as many values as its row group rows: pyarrow reads the rows the
+        # group declares, and a count damaged to 59 read a log of 59 samples of 60 without a word
+        if flat_leaf and out[-1].values != out[-1].rows:
+            raise _refuse(source, f"{where.partition(',')[0]} declares {out[-1].rows} rows, its column "
+                                  f"{printable(out[-1].column)} holds {out[-1].values} values (one a row)")
     if meta.get(3) != total:
         raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
     return out
@@ -275,11 +347,17 @@ def _walk(data, source, where, meta, footer_start, rows):
     end = start + _field(meta, 7, int, source, where)                # total_compressed_size: the pages with headers
     if not 4 <= start <= end <= footer_start:
         raise _refuse(source, f"{where}: its pages at bytes {start}–{end}, outside the data (4–{footer_start})")
-    counted = unpacked = 0
+    counted = unpacked = pages = 0
+    most = 2 + -(-values // PAGE_VALUES) + (end - start) // PAGE_BYTES
     pos = start
     while pos < end:
+        pages += 1
+        if pages > most:
+            raise _refuse(source, f"{where}: more than {most} pages for its {values} values in {end - start} bytes "
+                                  f"(a writer's page holds {PAGE_VALUES} values or {PAGE_BYTES} bytes at the least; "
+                                  "write it with larger pages)")
         try:
-            header, after = _struct(data, pos, end, _PAGE_HEADER, 0)
+            header, after = data.struct(pos, end, _PAGE_HEADER)
         except (_Short, _Bad) as exc:
             raise _refuse(source, f"{where}: the page header at byte {pos} is damaged ({exc or 'cut short'})") from None
         kind = header.get(1)

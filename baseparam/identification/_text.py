@@ -114,6 +114,12 @@ def _unquote(line, delim):
     return (" " if delim is None else delim).join(fields)
 
 
+def unquoted(lines, delim):
+    """``lines`` with the double quotes around their fields removed (:func:`_unquote`), as both text readers take
+    them (a spreadsheet's export quotes every field)."""
+    return [_unquote(line, delim) if '"' in line else line for line in lines]
+
+
 def _header_names(line, delim):
     """Column names of a header line, unquoted; with whitespace separators a unit stays with its
     name ('t [s]  q1 [N m]' → ['t[s]', 'q1[Nm]'])."""
@@ -138,27 +144,45 @@ _BINARY_MAGIC = ((b"PAR1", "Parquet", "name it .parquet"), (b"PK\x03\x04", "zip 
                  (b"SQLite format 3\x00", "SQLite", "give a ROS 2 bag as its folder"))
 
 
-def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
+def read_text_lines(path, source):
+    """The front end of the fixed-base and the floating-base text readers: the file ``path`` read (bounded:
+    :func:`_read_bytes`), refused when it is one of the binary formats baseparam reads under a text name or holds more
+    lines than a trajectory may, decoded (:func:`decoded`) and split (:func:`text_lines`).
+
+    Returns
+    -------
+    lines : list of str
+        As an editor numbers them.
+    ends_with_newline : bool
+    data_idx : list of int
+        The lines that hold data or the header.
+    has_quotes : bool
+        Whether a double quote is in the text.
+    """
     raw = _read_bytes(path, source)
     for magic, kind, hint in _BINARY_MAGIC:
         if raw.startswith(magic):
             raise DataError(f"{source}: a {kind} file, not text (CSV); the type is taken from the name: {hint}")
     rows = raw.count(b"\n")
-    if rows * 3 > MAX_VALUES:         # t, q and tau at least: more than a trajectory may hold
+    if rows * 3 > MAX_VALUES:         # t, q and tau (or qd) at least: more than a trajectory may hold
         raise DataError(f"{source}: {rows} lines; a trajectory may hold at most {MAX_VALUES:.0e} values "
                         f"({MAX_VALUES // 3} rows of the smallest kind)")
     text = decoded(raw, source)
     del raw                           # the bytes, text and lines of a large file are not all held at once
     has_quotes = '"' in text
     lines, ends_with_newline, data_idx = text_lines(text, source)
-    del text
+    return lines, ends_with_newline, data_idx, has_quotes
+
+
+def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimiter):
+    lines, ends_with_newline, data_idx, has_quotes = read_text_lines(path, source)
     first = data_idx[0]
     delim = _delimiter(source, delimiter, lines[first].replace('"', ""))
     fields = lines[first].count(delim) + 1 if delim is not None else len(lines[first].split())
     if fields > MAX_COLUMNS:
         raise DataError(f"{source}: line {first + 1}: {fields} fields; a trajectory has at most {MAX_COLUMNS} columns")
     if has_quotes:           # quoted fields; cost only for files that have quotes
-        lines = [_unquote(line, delim) if '"' in line else line for line in lines]
+        lines = unquoted(lines, delim)
     columns = _normalize_map(columns, source)
     text_only = not any(_number_like(h, delim) for h in lines[first].split(delim))
     header, names = _find_header(lines, first, delim, columns, text_only)

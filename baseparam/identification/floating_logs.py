@@ -27,7 +27,8 @@ from .._validation import ABSURD, check_names, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet import _lists, bound_values, list_type, metadata, numeric_type, open_parquet, pyarrow_modules
+from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
+                       pyarrow_modules)
 from ._parquet_pages import column_chunks
 from ._record import MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
 
@@ -135,14 +136,16 @@ def read_floating_log(path, robot, n_contacts=0):
         data_lines = [i for i in data_idx if i > header_line]
         # bounded as the NPZ and Parquet logs are, by the values of the columns read, before numpy converts them: a
         # 256 MiB file of zeros (1.2·10⁸ values) took some 3 GB where the other formats refuse beyond MAX_VALUES
-        read = len({"t", *(name for names in fields.values() for name in names), *wrench_columns} & set(header))
+        wanted = {"t", *(name for names in fields.values() for name in names), *wrench_columns}
+        used = [name for name in header if name in wanted]           # converted; the others only counted
+        read = len(used)
         if len(data_lines) * read > MAX_VALUES:
             raise DataError(f"{label}: {len(data_lines) * read} values in {counted(len(data_lines), 'rows')} of "
                             f"{read} columns read; a trajectory may hold at most {MAX_VALUES:.0e}")
-        table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, label)
+        table, line_numbers = _csv_table(lines, data_lines, ends_with_newline, header, used, label)
 
         def take(names):
-            return table[:, [header.index(n) for n in names]]
+            return table[:, [used.index(n) for n in names]]
 
         arrays = {"t": table[:, 0], "q": take(fields["q"]), "qd": take(fields["qd"])}
         for name in ("qdd", "tau"):
@@ -274,14 +277,16 @@ def _npz_arrays(path, label):
 def _csv_lines(path, label, robot):
     """A CSV log's lines, whether it ends with a newline, the indices of its data lines, its header line's index
     and names, and the joints' names of its ``# joints:`` line (or None): read as the fixed-base reader reads its
-    text (bounded in size and line length; a byte-order mark or
-    UTF-16; blank and ``#`` comment lines skipped, a ``# joints:`` line checked against the robot's joints; the header
-    the first line, or np.savetxt's ``# t,q1,…`` comment above the numbers: :func:`~._text.text_lines`)."""
+    text (:func:`~._text.read_text_lines`: bounded in size and line length; a binary log under a text name refused;
+    a byte-order mark or UTF-16; blank and ``#`` comment lines skipped, a ``# joints:`` line checked against the
+    robot's joints; the header the first line, or np.savetxt's ``# t,q1,…`` comment above the numbers)."""
     from ..model.robot import joint_names
     from ._joint_order import check_joint_order
-    from ._text import _find_header, _number_like, _read_bytes, decoded, text_lines
+    from ._text import _find_header, _number_like, read_text_lines, unquoted
 
-    lines, ends_with_newline, data_idx = text_lines(decoded(_read_bytes(path, label), label), label)
+    lines, ends_with_newline, data_idx, has_quotes = read_text_lines(path, label)
+    if has_quotes:          # quoted fields, read as the fixed-base reader reads them (they were "not a number")
+        lines = unquoted(lines, ",")
     first = data_idx[0]
     # the header is the first line unless it starts with a number (np.savetxt's '# t,…' comment is then looked for):
     # not "none of its fields a number", the fixed-base reader's guess, which took a header naming an extra column
@@ -299,22 +304,25 @@ def _csv_lines(path, label, robot):
     return lines, ends_with_newline, data_idx, at, header, names
 
 
-def _csv_table(lines, idx, ends_with_newline, header, label):
-    """The values of a CSV log's data lines ``idx`` (indices into ``lines``), shape (S, len(header)), and the line
-    number an editor shows for each row; a damaged line is refused in the trajectory reader's words, naming the line
-    and the column (numpy's own messages named neither, and counted rows, not lines)."""
+def _csv_table(lines, idx, ends_with_newline, header, used, label):
+    """The values of the columns ``used`` (names of ``header``, in its order) of a CSV log's data lines ``idx``
+    (indices into ``lines``), shape (S, len(used)), and the line number an editor shows for each row; a damaged line
+    is refused in the trajectory reader's words, naming the line and the column (numpy's own messages named neither,
+    and counted rows, not lines). The other columns are counted on each line, not converted: they were, all of them,
+    though the bound on the values read counts the used ones only (2 000 rows of 3 000 unused columns: 67 MB)."""
     from ._text import _count_problems, _diagnose, _field_counts
 
     counts = _field_counts(lines, idx, ",")
     problems = _count_problems(idx, counts, counts == len(header), len(header), len(lines) - 1, ends_with_newline)
     numbers = [i + 1 for i in idx]
     rows = [lines[i] for i in idx]
+    columns = [header.index(name) for name in used]
     if not problems:
         try:
-            return np.loadtxt(rows, delimiter=",", comments=None, dtype=np.float64, ndmin=2).reshape(
-                -1, len(header)), numbers
+            return np.loadtxt(rows, delimiter=",", usecols=columns, comments=None, dtype=np.float64, ndmin=2).reshape(
+                -1, len(columns)), numbers
         except ValueError as exc:
-            problems = _diagnose(rows, idx, ",", list(range(len(header))), header)[2] or [(0, _one_line(exc))]
+            problems = _diagnose(rows, idx, ",", columns, used)[2] or [(0, _one_line(exc))]
     line, what = problems[0]
     raise DataError(f"{label}: line {line}: {what}" if line else f"{label}: {what}")
 
@@ -486,10 +494,10 @@ def _read_floating_parquet(path, robot, names):
             raise DataError(f"{source}: metadata baseparam.floating: {key}: expected a list of names, got "
                             f"{type(listed).__name__}")
     _needs(source, table.column_names, "column", "Parquet")
-    t_column = table.column("t")
-    if not numeric_type(pa, t_column.type):
-        raise DataError(f"{source}: column t: {t_column.type} values, not times in s")
-    t = np.asarray(t_column.to_numpy(zero_copy_only=False), dtype=np.float64)
+    # read as the fixed-base reader reads its t: Parquet's timestamps and durations in seconds (refused here before)
+    t, nulls = _scalars(table.column("t"), pa, f"{source}: column t")
+    if nulls:
+        raise DataError(f"{source}: column t: row {nulls[0][0]}: null")
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
     listed = _robot_order(arrays, info.get("joint_names"), robot)
