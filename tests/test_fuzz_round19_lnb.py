@@ -146,3 +146,25 @@ def test_operation_count_is_the_equations_own():
     from baseparam.codegen import operation_count
     eq = bp.equations(bp.load_robot(PLANAR), check=False)
     assert operation_count(eq.tau, eq.abbreviations) == dict(eq.operation_count)
+
+
+# -- 2. a deprecated call in a test fails, unless the test checks the warning ---------------------------------------
+def test_a_deprecated_call_in_a_test_is_an_error():
+    """pyproject's filter silenced every deprecated call form, so tests kept calling ``base.inverse_dynamics(p_base,
+    …)`` unseen; now only the robot-first dynamics (CONTRACT.md's example, kept working on purpose) are silent."""
+    import numpy as np
+    robot = bp.load_robot(PLANAR)
+    base = bp.find_base_parameters(robot)
+    p = np.linspace(0.1, 1.0, len(base.standard_names))
+    q = np.zeros((2, robot.n_dof))
+    with pytest.raises(DeprecationWarning, match=r"^BaseParameters\.inverse_dynamics\(p_base"):
+        base.inverse_dynamics(base.from_standard(p), q, q, q)
+    with pytest.raises(DeprecationWarning, match=r"^BaseParameters\.forward_dynamics\(p_base"):
+        base.forward_dynamics(base.from_standard(p), q, q, q)
+    with pytest.raises(DeprecationWarning, match=r"^find_base_parameters\(h5=\.\.\.\)"):
+        bp.find_base_parameters(robot, h5="never-written.h5")
+    # the robot-first form: silent under the filter, the same numbers as the model form
+    np.testing.assert_array_equal(bp.inverse_dynamics(robot, p, q, q, q),
+                                  bp.inverse_dynamics(bp.Model(robot, p), q, q, q))
+    with pytest.warns(DeprecationWarning):         # a test of the deprecation itself still sees it
+        base.inverse_dynamics(base.from_standard(p), q, q, q)
