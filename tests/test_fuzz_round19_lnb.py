@@ -12,6 +12,7 @@ import ast
 import importlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -152,7 +153,6 @@ def test_operation_count_is_the_equations_own():
 def test_a_deprecated_call_in_a_test_is_an_error():
     """pyproject's filter silenced every deprecated call form, so tests kept calling ``base.inverse_dynamics(p_base,
     …)`` unseen; now only the robot-first dynamics (CONTRACT.md's example, kept working on purpose) are silent."""
-    import numpy as np
     robot = bp.load_robot(PLANAR)
     base = bp.find_base_parameters(robot)
     p = np.linspace(0.1, 1.0, len(base.standard_names))
@@ -168,3 +168,73 @@ def test_a_deprecated_call_in_a_test_is_an_error():
                                   bp.inverse_dynamics(bp.Model(robot, p), q, q, q))
     with pytest.warns(DeprecationWarning):         # a test of the deprecation itself still sees it
         base.inverse_dynamics(base.from_standard(p), q, q, q)
+
+
+# -- 3. the potential energy computes the bodies' world frames only ------------------------------------------------
+def _energy_problem(free):
+    """A random-inertia PUMA 560 (fixed, or on a floating base), its pinocchio reference and 3 configurations."""
+    import dataclasses
+    pytest.importorskip("pinocchio")
+    from test_forward_dynamics import floating, problem
+    robot = bp.load_robot(PUMA)
+    robot = dataclasses.replace(robot, joints=tuple(dataclasses.replace(j, rotor_inertia=False,
+                                                                        friction=(False, False, False))
+                                                    for j in robot.joints))
+    robot = floating(robot) if free else robot
+    p, ref, q, _, _ = problem(robot, "pseudo", np.random.default_rng(19), 3)
+    return robot, bp.Model(robot, p), ref, q
+
+
+@pytest.mark.parametrize("free", [False, True], ids=["fixed", "floating"])
+def test_potential_energy_is_pinocchios_and_its_gradient_the_gravity_torque(free):
+    """V(q) = pinocchio's ``computePotentialEnergy``, and ∂V/∂q_j = the gravity torque of joint j (central
+    differences, h = 1e-6 rad: the error is O(h²) of V's third derivative)."""
+    robot, model, ref, q = _energy_problem(free)
+    import pinocchio as pin
+    V = bp.potential_energy(model, q)
+    for s in range(len(q)):
+        expected = pin.computePotentialEnergy(ref.model, ref.data, ref._pin(q[s], 7 if free else 0))
+        assert V[s] == pytest.approx(expected, rel=1e-11, abs=1e-11 * np.abs(V).max())
+    h, first = 1e-6, 7 if free else 0              # the joints' columns of q (after a floating base's pose)
+    g = bp.gravity_torque(model, q)[:, (6 if free else 0):]
+    for j in range(robot.n_dof):
+        step = np.zeros(q.shape[1])
+        step[first + j] = h
+        dV = (bp.potential_energy(model, q + step) - bp.potential_energy(model, q - step)) / (2 * h)
+        np.testing.assert_allclose(dV, g[:, j], rtol=0, atol=1e-7 * np.abs(g).max())
+
+
+def test_potential_energy_builds_no_tree_and_reads_the_joints_once(monkeypatch):
+    """Its time went into a Tree (the 6×6 transforms and inertias of the momenta's recursions, 2/3 of it) and into
+    the joint models' constant factors, worked out again at every call (most of a one-sample call)."""
+    from baseparam.dynamics import momenta, tree
+
+    def no_tree(*args, **kwargs):
+        raise AssertionError("potential_energy built a Tree")
+    calls = []
+
+    def counted(robot):
+        calls.append(robot)
+        return joint_models(robot)
+    joint_models = tree.joint_models
+    monkeypatch.setattr(momenta, "Tree", no_tree)
+    monkeypatch.setattr(tree, "joint_models", counted)
+    robot = bp.load_robot(PUMA)                     # a new robot object: nothing kept with it yet
+    model = bp.Model(robot, np.linspace(0.1, 1.0, bp.ColumnLayout(robot).n_standard))
+    q = np.random.default_rng(3).uniform(-2, 2, (4, robot.n_dof))
+    first = bp.potential_energy(model, q)
+    assert bp.potential_energy(model, q[2]) == first[2] and len(calls) == 1
+    assert bp.potential_energy(model, q[:0]).shape == (0,)
+
+
+def test_tree_frames_are_the_world_frames_bit_for_bit():
+    """One computation of the poses for the dynamics' Tree and for the energy (restructured, not re-derived)."""
+    from baseparam.dynamics.samples import link_parameters
+    from baseparam.dynamics.tree import Tree, world_frames
+    for free in (False, True):
+        robot, model, _, q = _energy_problem(free)
+        full = Tree(robot, link_parameters(model), q)
+        R, P = world_frames(robot, q)
+        assert len(R) == len(P) == full.n_bodies
+        for a, b in zip(full.R + full.P, R + P):
+            assert a.tobytes() == b.tobytes()
