@@ -828,11 +828,10 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     _writable([json_out, h5_out])
     progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
-    from .projection.report import format_table
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
         if symbolic is not None:     # formulas in the named lengths (the exact engine, interpolated)
-            from .projection.symbolic import find_symbolic_base_parameters, format_symbolic_table, store_symbolic
+            from .projection.symbolic import find_symbolic_base_parameters, store_symbolic
             result = find_symbolic_base_parameters(robot, symbolic, parameters, max_memory=max_memory)
         elif h5_out is None:
             result = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
@@ -845,7 +844,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
             store_symbolic(result, h5_out, max_disk=max_disk)
         if json_out:
             _write_json(json_out, result.to_dict())
-        table = format_symbolic_table(result) if symbolic is not None else format_table(result)
+        table = result.summary()
     _report(table, [json_out, h5_out], json_out == "-")
 
 

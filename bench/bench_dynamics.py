@@ -120,6 +120,8 @@ def main():
              pin_times[1]),
             ("inverse dynamics W_b p̃", lambda: bp.inverse_dynamics(base.model(pb), q, qd, qdd), None, None),
             ("mass matrix", lambda: bp.mass_matrix(model, q), None, None),
+            ("gravity torque", lambda: bp.gravity_torque(model, q), None, None),
+            ("potential energy", lambda: bp.potential_energy(model, q), None, None),
         ]
         for k, (what, fn, target, pin_t) in enumerate(rows):
             t, median = (x * scale for x in best_and_median(fn, repeat))

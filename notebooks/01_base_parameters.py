@@ -44,8 +44,7 @@ base = bp.find_base_parameters(robot)
 base
 
 # %%
-from baseparam.projection.report import format_table
-print(format_table(base))
+print(base.summary())      # the table `baseparam find` prints
 
 # %% [markdown]
 # The regroupings are exact rationals: the paper prints 186451 for 431.8², here it is exact.

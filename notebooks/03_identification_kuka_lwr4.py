@@ -35,8 +35,7 @@ import numpy as np
 import pandas as pd
 
 import baseparam as bp
-from baseparam.identification import plots
-from baseparam.projection.report import format_table
+from baseparam.identification import plot_parameters, plot_residuals, plot_torques
 
 # The repository (robots/, bench/, notebooks/_helpers.py) from any working directory: $BASEPARAM_ROOT,
 # else the working directory or its parent (Jupyter starts the kernel in notebooks/), else the checkout
@@ -133,7 +132,7 @@ pd.DataFrame({"training": train.record, "validation": val.record})
 # %%
 robot = bp.load_robot(ROBOT)
 base = bp.find_base_parameters(robot)
-print(format_table(base))
+print(base.summary())
 
 # %% [markdown]
 # How to read it: the base parameter `ZZ2` is ZZ2 + YY3 − 0.8·SY3 + 0.16·(M3 + … + M7) — link 2's
@@ -203,13 +202,13 @@ per_joint = _helpers.per_joint_errors(result)
 per_joint.round(3)
 
 # %%
-fig = plots.plot_torques(result.validation)
+fig = plot_torques(result.validation)
 
 # %%
-fig = plots.plot_residuals(result.validation)
+fig = plot_residuals(result.validation)
 
 # %%
-fig = plots.plot_parameters(result)
+fig = plot_parameters(result)
 
 
 # %% [markdown]

@@ -37,8 +37,7 @@ import numpy as np
 import pandas as pd
 
 import baseparam as bp
-from baseparam.identification import plots
-from baseparam.projection.report import format_table
+from baseparam.identification import plot_parameters, plot_residuals, plot_torques, time_axis
 
 # The repository (robots/, bench/, notebooks/_helpers.py) from any working directory: $BASEPARAM_ROOT,
 # else the working directory or its parent (Jupyter starts the kernel in notebooks/), else the checkout
@@ -157,7 +156,7 @@ pd.DataFrame({"training": train.record, "validation": val.record})
 # %%
 robot = bp.load_robot(ROBOT)
 base = bp.find_base_parameters(robot)
-print(format_table(base))
+print(base.summary())
 
 # %% [markdown]
 # How to read it: `SX2` is SX2 − 0.613·(M2 + … + M6) — the first moment of link 2 together with
@@ -222,13 +221,13 @@ per_joint = _helpers.per_joint_errors(result)
 per_joint.round(3)
 
 # %%
-fig = plots.plot_torques(result.validation)
+fig = plot_torques(result.validation)
 
 # %%
-fig = plots.plot_residuals(result.validation)
+fig = plot_residuals(result.validation)
 
 # %%
-fig = plots.plot_parameters(result)
+fig = plot_parameters(result)
 
 # %% [markdown]
 # ## 7. Friction against the authors' values
@@ -290,7 +289,7 @@ print(f"share of joint 6's squared error on those samples: {(e6[still] ** 2).sum
 print(f"joint 6 NRMSE: all samples {m_val.nrmse_percent[5]:.1f} %, moving samples only {moving_nrmse:.1f} %")
 
 fig, (ax_tau, ax_qd) = plt.subplots(2, 1, figsize=(11, 4.5), sharex=True)
-x, index = plots.time_axis(m_val.t)   # s; the samples preprocessing left out are breaks in the curves
+x, index = time_axis(m_val.t)   # s; the samples preprocessing left out are breaks in the curves
 def at_x(values):
     return np.where(index >= 0, np.asarray(values, dtype=float)[np.maximum(index, 0)], np.nan)
 ax_tau.plot(x, at_x(m_val.tau[:, 5]), lw=0.8, label="measured")

@@ -54,7 +54,6 @@ import numpy as np
 import pandas as pd
 
 import baseparam as bp
-from baseparam.projection.report import format_table
 
 # The repository (robots/, bench/, notebooks/_helpers.py) from any working directory: $BASEPARAM_ROOT,
 # else the working directory or its parent (Jupyter starts the kernel in notebooks/), else the checkout
@@ -82,7 +81,7 @@ JOINTS = [f"joint {j}" for j in range(1, 7)]
 # %%
 robot = bp.load_robot(ROBOT)
 base = bp.find_base_parameters(robot)
-print(format_table(base))
+print(base.summary())
 
 # %% [markdown]
 # The export writes a module that needs only numpy: `slotine_li(q, qd, qd_ref, qdd_ref)` returns the

@@ -205,7 +205,7 @@ compare([("right model", results["ur10e"].mass, results["ur10e"].com, results["u
 # compensation: `--gains-from-targets` fits it. Those constants are 6–19 % above the published ones.
 
 # %%
-from baseparam.identification.drive_gains import controller_gains  # noqa: E402
+from baseparam.identification import controller_gains  # noqa: E402
 
 UR_DIR = data_dir("ur10e") / "identification_data"
 LOADED, UNLOADED = UR_DIR / "ur-20_02_19_14harm50secLoad.csv", UR_DIR / "ur-20_02_19_14harm50sec.csv"

@@ -31,7 +31,6 @@ import sympy
 from IPython.display import Markdown, display
 
 import baseparam as bp
-from baseparam.projection.symbolic import format_symbolic_table
 
 ROOT = next(root for root in (Path(os.environ.get("BASEPARAM_ROOT", ".")), Path.cwd().parent,
                               Path(bp.__file__).resolve().parents[1])
@@ -52,7 +51,7 @@ puma = bp.load_robot(robot_file("puma560.yaml"))
 start = time.perf_counter()
 sym = bp.find_base_parameters(puma, symbolic="all")
 print(f"{time.perf_counter() - start:.1f} s")
-print(format_symbolic_table(sym))
+print(sym.summary())         # the text `baseparam find --symbolic all` prints
 
 # %% [markdown]
 # At the robot's own lengths, every formula equals the numeric engine's regrouping exactly
@@ -128,9 +127,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import test_equations as telegin_check  # noqa: E402  (the test's transcription and mapping)
 
 for example in ("ex1_ppr", "ex2_rpp", "ex3_rrrprr"):
-    tau, k, q = telegin_check._telegin(example)
+    tau, k, q = telegin_check.telegin_example(example)
     ours, his = telegin_check.telegin_equations(example, tau, k, q)
-    zero = [telegin_check._polynomial(x - y, q) == 0 for x, y in zip(ours, his)]
+    zero = [telegin_check.trig_polynomial(x - y, q) == 0 for x, y in zip(ours, his)]
     print(f"{example}: ours − Telegin's = 0 symbolically in every equation: {all(zero)}")
     assert all(zero)
 
@@ -140,9 +139,9 @@ for example in ("ex1_ppr", "ex2_rpp", "ex3_rrrprr"):
 # of his printed equations (sin/cos and summed rates counted as abbreviations, like ours):
 
 # %%
-from baseparam.codegen.equations import _count  # noqa: E402
+from baseparam.codegen import operation_count  # noqa: E402
 
-tau, k, q = telegin_check._telegin("ex3_rrrprr")
+tau, k, q = telegin_check.telegin_example("ex3_rrrprr")
 _, his = telegin_check.telegin_equations("ex3_rrrprr", tau, k, q)
 names = {sympy.Symbol(f"K{i}") for i in range(len(k))}
 constants = dict(zip(k.values(), names))
@@ -153,6 +152,6 @@ for e in his:
     for f in sorted(e.atoms(sympy.sin, sympy.cos), key=str):
         trig.setdefault(f, sympy.Symbol(f"t{len(trig)}"))
     his_short.append(e.xreplace(trig))
-abbreviations = {s: (f, None, None) for f, s in trig.items()}
-print("Telegin's printed equations:", _count(sympy.Matrix(his_short), abbreviations))
+abbreviations = {s: f for f, s in trig.items()}         # symbol → the sin or cos it stands for
+print("Telegin's printed equations:", operation_count(his_short, abbreviations))
 print("ours, general bodies:       ", dict(eq3.operation_count), " exported code:", dict(eq3.code_count))

@@ -38,7 +38,8 @@ def test_bound_regressor_is_the_regressor_and_gives_newton_euler_torques(name):
         Wb, W = by_base(q, qd, qdd), by_model(q, qd, qdd)
         assert Wb.tobytes() == base.regressor(q, qd, qdd).tobytes() and Wb.shape == (robot.n_dof, base.rank)
         assert W.tobytes() == bp.regressor(model, q, qd, qdd).tobytes()
-        assert_close(Wb @ p_base, base.inverse_dynamics(p_base, q, qd, qdd), rtol=1e-9, what="W_b p_b = NE(p_b)")
+        assert_close(Wb @ p_base, bp.inverse_dynamics(base.model(p_base), q, qd, qdd), rtol=1e-9,
+                     what="W_b p_b = NE(p_b)")
         assert_close(W @ p, bp.inverse_dynamics(model, q, qd, qdd), rtol=1e-9, what="W p = NE(p)")
 
 

@@ -113,7 +113,7 @@ def _exact(x):
     return Fraction(0) if abs(x) < 1e-12 else Fraction(x).limit_denominator(10 ** 6)
 
 
-def _polynomial(expr, qs):
+def trig_polynomial(expr, qs):
     """expr with sin/cos of the angles as variables S_k, C_k, reduced modulo S_k² + C_k² − 1."""
     S = sympy.symbols(f"S1:{len(qs) + 1}")
     C = sympy.symbols(f"C1:{len(qs) + 1}")
@@ -126,7 +126,7 @@ def _polynomial(expr, qs):
     return sympy.expand(rest)
 
 
-def _telegin(ex_name):
+def telegin_example(ex_name):
     """Our τ(u) and the mapped constants k(u) of one example (tests/test_telegin.py's mapping)."""
     from test_telegin import EXAMPLES, _rows, body_to_link, to_body_matrix
 
@@ -216,18 +216,18 @@ def telegin_equations(example, tau, k, q):
 @pytest.mark.parametrize("example", ["ex1_ppr", "ex2_rpp", "ex3_rrrprr"])
 def test_telegin_printed_equations(example):
     """Telegin's final equations (section 2) = ours, symbolically, with his constants mapped."""
-    tau, k, q = _telegin(example)
+    tau, k, q = telegin_example(example)
     ours, his = telegin_equations(example, tau, k, q)
     for i, (x, y) in enumerate(zip(ours, his)):
-        assert _polynomial(x - y, q) == 0, (example, i + 1)
+        assert trig_polynomial(x - y, q) == 0, (example, i + 1)
 
 
 def test_telegin_check_can_fail():
     """The symbolic comparison sees a wrong coefficient (the test is not vacuous)."""
-    tau, k, q = _telegin("ex1_ppr")
+    tau, k, q = telegin_example("ex1_ppr")
     qd, qdd = _rates(3)
     wrong = k["m2"] * qdd[1] - k["a3"] * (sympy.sin(q[2]) * qdd[2] - sympy.cos(q[2]) * qd[2] ** 2)   # sign of c3 q̇3²
-    assert _polynomial(tau[1] - wrong, q) != 0
+    assert trig_polynomial(tau[1] - wrong, q) != 0
 
 
 # ---------------------------------------------------------------- the command

@@ -174,7 +174,7 @@ def test_c_export_matches_library(path, exports):
     q, qd, qdd, qd_r, qdd_r, pb = states(robot, base, np.random.default_rng(_seed(path.stem, "c")))
     W = base.regressor(q, qd, qdd)
     Ysl = base.slotine_li_regressor(q, qd, qd_r, qdd_r)
-    tau = base.inverse_dynamics(pb, q, qd, qdd)
+    tau = bp.inverse_dynamics(base.model(pb), q, qd, qdd)
     for s in range(N_STATES):
         at = f"{path.stem} C, sample {s}"
         Wc = c.regressor(q[s], qd[s], qdd[s])
@@ -202,7 +202,7 @@ def test_python_export_matches_library(path, exports):
     q, qd, qdd, qd_r, qdd_r, pb = states(robot, base, np.random.default_rng(_seed(path.stem, "py")))
     W = base.regressor(q, qd, qdd)
     Ysl = base.slotine_li_regressor(q, qd, qd_r, qdd_r)
-    tau = base.inverse_dynamics(pb, q, qd, qdd)
+    tau = bp.inverse_dynamics(base.model(pb), q, qd, qdd)
     tag = f"{path.stem} Python"
     # a batch (S, n)
     Wm, Ym, tm = m.regressor(q, qd, qdd), m.slotine_li(q, qd, qd_r, qdd_r), m.inverse_dynamics(q, qd, qdd, pb)
@@ -696,7 +696,7 @@ def test_standalone_c_program(path, tmp_path):
     Y = np.array([float(x) for x in lines[1 + R:1 + R + n * R]]).reshape(n, R)
     tau = np.array([float(x) for x in lines[1 + R + n * R:]])
     assert_close(Y, base.regressor(q, qd, qdd), rtol=RTOL, what=f"{path.stem}: standalone program's regressor")
-    assert_close(tau, base.inverse_dynamics(p, q, qd, qdd), rtol=RTOL,
+    assert_close(tau, bp.inverse_dynamics(base.model(p), q, qd, qdd), rtol=RTOL,
                  what=f"{path.stem}: standalone program's inverse dynamics")
 
 

@@ -203,14 +203,15 @@ def test_base_regressor_and_inverse_dynamics_of_a_floating_robot(parameters):
     W = bp.regressor(bp.Model(robot, parameters=parameters), q, qd, qdd)
     np.testing.assert_array_equal(Wb, W[:, :, base.pivots])
     p_base = base.Y @ p
-    tau = base.inverse_dynamics(p_base, q, qd, qdd)
+    tau = bp.inverse_dynamics(base.model(p_base), q, qd, qdd)
     data = model.createData()
     for s in range(q.shape[0]):
         expected = pin.rnea(model, data, q[s], qd[s], qdd[s])
         scale = np.abs(expected).max()
         np.testing.assert_allclose(Wb[s] @ p_base, expected, rtol=0, atol=1e-9 * scale)
         np.testing.assert_allclose(tau[s], expected, rtol=0, atol=1e-9 * scale)
-    np.testing.assert_allclose(base.inverse_dynamics(p_base, q[0], qd[0], qdd[0]), tau[0], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(bp.inverse_dynamics(base.model(p_base), q[0], qd[0], qdd[0]), tau[0], rtol=1e-12,
+                               atol=1e-9)
 
 
 # -- exported code ------------------------------------------------------------------------------------
@@ -248,7 +249,7 @@ def test_exported_c_matches_the_library(floating_base_set, tmp_path):
     q, qd, qdd = states(robot, 8, rng)
     _, qd_ref, qdd_ref = states(robot, 8, rng)
     p_base = base.Y @ bp.standard_parameters(robot) * rng.uniform(0.5, 1.5, 1)
-    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    W, tau = base.regressor(q, qd, qdd), bp.inverse_dynamics(base.model(p_base), q, qd, qdd)
     Ysl = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
     for s in range(q.shape[0]):
         args = [np.ascontiguousarray(x) for x in split(q[s], qd[s], qdd[s])]
@@ -274,7 +275,7 @@ def test_exported_python_matches_the_library(floating_base_set, tmp_path):
     rng = np.random.default_rng(19)
     q, qd, qdd = states(robot, 6, rng)
     p_base = base.Y @ bp.standard_parameters(robot)
-    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    W, tau = base.regressor(q, qd, qdd), bp.inverse_dynamics(base.model(p_base), q, qd, qdd)
     scale = np.abs(W).max(), np.abs(tau).max()
     np.testing.assert_allclose(module.regressor(*split(q, qd, qdd)), W, rtol=0, atol=1e-12 * scale[0])
     np.testing.assert_allclose(module.inverse_dynamics(*split(q, qd, qdd), p_base), tau, rtol=0, atol=1e-12 * scale[1])
@@ -381,7 +382,7 @@ def test_exported_python_with_drives(tmp_path):
     q, qd, qdd = states(base.robot, 5, rng)
     _, qd_ref, qdd_ref = states(base.robot, 5, rng)
     p_base = rng.normal(size=base.rank)
-    W, tau = base.regressor(q, qd, qdd), base.inverse_dynamics(p_base, q, qd, qdd)
+    W, tau = base.regressor(q, qd, qdd), bp.inverse_dynamics(base.model(p_base), q, qd, qdd)
     Y = base.slotine_li_regressor(q, qd, qd_ref, qdd_ref)
     np.testing.assert_allclose(module.regressor(*split(q, qd, qdd)), W, rtol=0, atol=1e-12 * np.abs(W).max())
     np.testing.assert_allclose(module.inverse_dynamics(*split(q, qd, qdd), p_base), tau, rtol=0,

@@ -381,7 +381,7 @@ def test_predict_score_validate():
     held = Trajectory(t=t[1200:], q=q[1200:], tau=noisy[1200:], qd=qd[1200:], qdd=qdd[1200:], source="b.csv")
     est = BaseParameterEstimator(robot, preprocessing=None, base=base)
     assert est.fit(train) is est
-    expected = base.inverse_dynamics(est.coef_, q[1200:], qd[1200:], qdd[1200:])
+    expected = bp.inverse_dynamics(base.model(est.coef_), q[1200:], qd[1200:], qdd[1200:])
     np.testing.assert_array_equal(est.predict((q[1200:], qd[1200:], qdd[1200:])), expected)
     np.testing.assert_allclose(est.predict(held), expected, rtol=1e-12, atol=1e-12)
     e = noisy[1200:] - expected
@@ -402,7 +402,7 @@ def test_predict_score_validate():
     assert result.validation.nrmse_pooled_percent == pytest.approx(pooled, rel=1e-10)
     np.testing.assert_allclose(result.validation.rmse, np.sqrt((e ** 2).mean(axis=0)), rtol=1e-10)
     # training figures: the same formulas on the training samples
-    et = noisy[:1200] - base.inverse_dynamics(est.coef_, q[:1200], qd[:1200], qdd[:1200])
+    et = noisy[:1200] - bp.inverse_dynamics(base.model(est.coef_), q[:1200], qd[:1200], qdd[:1200])
     np.testing.assert_allclose(est.rmse_, np.sqrt((et ** 2).mean(axis=0)), rtol=1e-10)
 
 

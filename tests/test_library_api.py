@@ -279,7 +279,7 @@ def test_predict_with_filtering_and_derived_velocities_keeps_every_sample():
     est = bp.BaseParameterEstimator(robot).fit(traj)                          # default preprocessing
     pred = est.predict(traj)
     assert len(pred) == len(traj.t) and np.isfinite(pred).all()
-    truth = bp.find_base_parameters(robot).inverse_dynamics(est.coef_, q, qd, qdd)
+    truth = bp.inverse_dynamics(bp.find_base_parameters(robot).model(est.coef_), q, qd, qdd)
     # filtered, differentiated states: close to the truth away from the log's corners (the
     # synthetic velocity jumps to rest, the gap, the ends), which a 5 Hz low-pass rounds off
     index = np.arange(len(t))

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Real
@@ -446,7 +446,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     # τ_j = Σ_r β_r (dynamic part + g · gravity part); a zero entry adds nothing
     tau = sympy.Matrix([sum((sym * (to_sympy(d) + gsym * to_sympy(s)) for sym, (d, s) in zip(syms, row)),
                             sympy.Integer(0)) for row in forms])
-    count = _count(tau, abbreviations)
+    count = operation_count(tau, abbreviations)
     code = operation_counts(routines(base, ["inverse_dynamics"])[0], robot)
     eq = Equations(robot, tuple(base.names), syms, tau, MappingProxyType(constants),
                    MappingProxyType(abbreviations), MappingProxyType(count),
@@ -491,20 +491,53 @@ def _operations(e):
     return mul, add
 
 
-def _count(tau, abbreviations):
-    """Operations of the printed form (:func:`_operations` of each τ_i) and of the abbreviations it uses:
-    a sum of angles or rates its additions, each angle one sin/cos pair."""
+def operation_count(expressions, abbreviations=None):
+    """Operations of evaluating equations as printed, counted as :attr:`Equations.operation_count` counts them.
+
+    A sum of k terms is k − 1 additions, a product of k factors k − 1 multiplications (a factor ±1 free), x^k
+    k − 1 multiplications; each abbreviation the expressions use adds its own cost: an angle's sin and cos one
+    ``sincos`` per angle (the additions and multiplications of a summed angle once), a summed rate its additions.
+
+    Parameters
+    ----------
+    expressions : sympy expression, sympy.Matrix, or sequence of sympy expressions
+        The printed right-hand sides (τ_i), in abbreviation symbols.
+    abbreviations : mapping of sympy.Symbol → sympy expression, optional
+        What each abbreviation symbol stands for: ``sin(q2 + q3)``, ``cos(q1)``, a summed rate ``qdd2 + qdd3``.
+        A value may also be a tuple whose first item is the definition, as :attr:`Equations.abbreviations`
+        holds them, so ``operation_count(eq.tau, eq.abbreviations) == eq.operation_count``.
+
+    Returns
+    -------
+    dict
+        ``{"mul": int, "add": int, "sincos": int}``.
+    """
     import sympy
 
-    counts = [_operations(e) for e in tau]
+    if isinstance(expressions, sympy.MatrixBase):       # no Iterable: it iterates through __getitem__
+        expressions = list(expressions)
+    elif isinstance(expressions, sympy.Basic):
+        expressions = [expressions]
+    expressions = list(check_instance(expressions, "expressions", Iterable,
+                                      "a sympy expression, a sympy.Matrix or a sequence of them"))
+    for e in expressions:
+        check_instance(e, "expressions", sympy.Basic, "a sympy expression, a sympy.Matrix or a sequence of them")
+    abbreviations = check_instance(abbreviations, "abbreviations", Mapping, "a mapping of symbol → definition",
+                                   allow_none=True) or {}
+
+    def definition(value):
+        value = value[0] if isinstance(value, tuple) and value else value
+        return check_instance(value, "abbreviations", sympy.Basic, "a mapping of symbol → sympy definition")
+
+    counts = [_operations(e) for e in expressions]
     mul, add = sum(m for m, _ in counts), sum(a for _, a in counts)
-    used = set().union(*(e.free_symbols for e in tau))
+    used = set().union(*(e.free_symbols for e in expressions))
     angles = set()
-    for definition in (abbreviations[s][0] for s in used if s in abbreviations):
-        if isinstance(definition, (sympy.sin, sympy.cos)):
-            angles.add(definition.args[0])
-        elif isinstance(definition, sympy.Add):
-            add += len(definition.args) - 1
+    for d in (definition(abbreviations[s]) for s in used if s in abbreviations):
+        if isinstance(d, (sympy.sin, sympy.cos)):
+            angles.add(d.args[0])
+        elif isinstance(d, sympy.Add):
+            add += len(d.args) - 1
     for a in angles:
         if isinstance(a, sympy.Add):
             add += len(a.args) - 1 - sum(1 for x in a.args if x.is_Number)
@@ -559,4 +592,4 @@ def load_module(source, name="baseparam_equations"):
     return module
 
 
-__all__ = ["Equations", "equations", "load_module", "verify"]
+__all__ = ["Equations", "equations", "load_module", "operation_count", "verify"]

@@ -65,8 +65,10 @@ _BLOCK = {
     # the articulated-body code's temporaries (measured: 237 per sample for both robots)
     "forward_dynamics": lambda nq, nv, n, c: 40 * nv,
     # the kinematic tree of a block: transforms, velocities, momenta per body (measured: 48-65 per body; the
-    # solve's factors, 101-109)
-    **dict.fromkeys(("potential_energy", "momentum", "momenta_rate"), lambda nq, nv, n, c: 70 * (n + 1)),
+    # solve's factors, 101-109); the potential energy's world frames alone, R and P per body and a joint's 4×4
+    # transform (measured: 14-15 per body)
+    **dict.fromkeys(("momentum", "momenta_rate"), lambda nq, nv, n, c: 70 * (n + 1)),
+    "potential_energy": lambda nq, nv, n, c: 20 * (n + 1),
     "velocities_from_momenta": lambda nq, nv, n, c: 120 * (n + 1),
     # one Newton–Euler block per unit rate (n_v of them, measured: 89 per sample, 7 joints; 800 for C, 1056)
     "mass_matrix": lambda nq, nv, n, c: 13 * nv,

@@ -36,7 +36,7 @@ from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, robot_states, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
-from .tree import Tree, force_cross
+from .tree import Tree, body_parameters, force_cross, world_frames
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 
 SOLVERS = ("sweep", "ltdl")
@@ -136,21 +136,22 @@ def _rates(tree, qd, v, mu, tau):
     return out
 
 
-def _over_samples(model, work, what=None, *, name, **arrays):
-    """``work(tree, *arrays after q)`` over blocks of checked samples, results stacked (S, ...); one
-    sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model);
-    ``name``: the public function's, for its memory check."""
+def _over_samples(model, work, what=None, *, name, build=Tree, **arrays):
+    """``work(build(robot, links, q), *arrays after q)`` over blocks of checked samples, results stacked (S, ...);
+    one sample in, one out. ``what``: as in :func:`~baseparam.dynamics.samples.standard_model` (refuse a base model);
+    ``name``: the public function's, for its memory check; ``build``: what ``work`` needs of a block's
+    configurations (default the whole :class:`Tree`)."""
     links = link_parameters(model, what)
     robot = model.robot
     (q, *rest), single = robot_states(robot, peak=peak(name, robot), **arrays)
-    parts = [work(Tree(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
+    parts = [work(build(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
              for s0 in range(0, q.shape[0], CHUNK)]
     if not parts:       # no samples: no rows, of the shape one sample (the neutral configuration) gives
         neutral = np.zeros((1, q.shape[1]))
         if robot.is_floating:
             neutral[0, 6] = 1.0                             # the unit quaternion (x, y, z, w)
         with np.errstate(all="ignore"):
-            parts = [work(Tree(robot, links, neutral), *(np.zeros((1,) + a.shape[1:]) for a in rest))[:0]]
+            parts = [work(build(robot, links, neutral), *(np.zeros((1,) + a.shape[1:]) for a in rest))[:0]]
     out = np.concatenate(parts)
     return (float(out[0]) if out.ndim == 1 else out[0]) if single else out
 
@@ -276,10 +277,17 @@ def kinetic_energy(model, q, qd):
 def potential_energy(model, q):
     """−Σ m g·c of the links (and a floating base), c each centre of mass in the world; zero at the
     world origin. Returns (n_samples,) (or a float)."""
-    def work(tree):
-        g = tree.robot.gravity_si
-        total = np.zeros(tree.S)
-        for b, (_, h, m) in enumerate(tree.bodies):
-            total -= m * (tree.P[b] @ g) + np.einsum("sij,j->si", tree.R[b], h) @ g
+    robot = model.robot
+    g = robot.gravity_si
+    bodies = body_parameters(robot, link_parameters(model, "potential_energy"))
+
+    def work(frames):
+        # only the bodies' world frames: the dynamics' 6×6 matrices a Tree builds beside them took 2/3 of the time,
+        # the sum over the bodies below a tenth of what is left (bench/bench_dynamics.py times it)
+        R, P = frames
+        total = np.zeros(len(P[0]) if P else 0)
+        for (_, h, m), R_b, P_b in zip(bodies, R, P):
+            total -= m * (P_b @ g) + np.einsum("sij,j->si", R_b, h) @ g
         return total
-    return _over_samples(model, work, "potential_energy", name="potential_energy", q=q)
+    return _over_samples(model, work, "potential_energy", name="potential_energy",
+                         build=lambda robot, _, q: world_frames(robot, q), q=q)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model._kernels import kernels_of
 from ..model.joint_model import joint_models, product, si_readers, to_si
 from .floating import public_layout, rotation_matrices
 
@@ -50,6 +51,68 @@ def force_cross(v, f):
     return np.concatenate([np.cross(w, n) + np.cross(lin, force), np.cross(w, force)], axis=1)
 
 
+def body_parents(robot) -> list:
+    """Each body's parent body (−1: the world), the floating base (when there is one) body 0."""
+    nb = 1 if robot.is_floating else 0
+    return ([-1] if nb else []) + [p + nb if p >= 0 else (0 if nb else -1) for p in robot.parents]
+
+
+def body_parameters(robot, links) -> list:
+    """Each body's (J, MS, M) — inertia about its origin (3, 3), first moments (3,), mass — in its frame, the
+    floating base first."""
+    return ([links.base] if robot.is_floating else []) + [(links.J[k], links.MS[k], links.M[k])
+                                                           for k in range(robot.n_dof)]
+
+
+def _joint_constants(robot) -> tuple:
+    """Per joint: (its JointModel, the constant 4×4 factors ``before`` and ``after`` its motion, the motion's offset
+    in SI), multiplied out once per robot object and kept with it (read-only): the joint models and the exact cos and
+    sin of the description's angles were most of the time of a one-sample call."""
+    def build():
+        length, cos_sin = si_readers(robot)
+        out = []
+        for model in joint_models(robot):
+            before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
+            before.setflags(write=False)
+            after.setflags(write=False)
+            out.append((model, before, after, to_si(robot, model.motion)))
+        return tuple(out)
+    return kernels_of(robot).get("joint_frames", (), build)
+
+
+def _joint_frames(robot, q, parents, R_world, P_world):
+    """Per joint, base to tip: (its JointModel, the constant 4×4 ``after`` its motion, R (S, 3, 3) and P (S, 3) of
+    its frame in its parent's), each body's frame in the world appended to ``R_world``/``P_world`` on the way (the
+    floating base's first): one computation of the poses for :class:`Tree` and :func:`world_frames`."""
+    n = robot.n_dof
+    if robot.is_floating:
+        R_world.append(rotation_matrices(q[:, 3:7]))
+        P_world.append(q[:, :3])
+    nb = len(R_world)
+    for k, (model, before, after, offset) in enumerate(_joint_constants(robot)):
+        T = before @ model.motion_matrix(q[:, q.shape[1] - n + k] + offset) @ after
+        R, P = T[:, :3, :3], T[:, :3, 3]
+        parent = parents[nb + k]                    # frames in the world: parents come first
+        R_world.append(R if parent < 0 else R_world[parent] @ R)
+        P_world.append(P if parent < 0 else P_world[parent] + np.einsum("sij,sj->si", R_world[parent], P))
+        yield model, after, R, P
+
+
+def world_frames(robot, q):
+    """Each body frame's orientation and origin in the world, as :class:`Tree`'s ``R, P`` (a fixed base's frame 0
+    is the world), without the 6×6 matrices of the dynamics.
+
+    Returns
+    -------
+    R : list of ndarray, shape (S, 3, 3)
+    P : list of ndarray, shape (S, 3)
+    """
+    R, P = [], []
+    for _ in _joint_frames(robot, q, body_parents(robot), R, P):
+        pass
+    return R, P
+
+
 class Tree:
     """The bodies of a robot at a batch of configurations.
 
@@ -80,26 +143,18 @@ class Tree:
         floating, n = robot.is_floating, robot.n_dof
         nb = 1 if floating else 0
         self.robot, self.links, self.S = robot, links, S
-        self.parents = ([-1] if floating else []) + [p + nb if p >= 0 else (0 if floating else -1)
-                                                     for p in robot.parents]
+        self.parents = body_parents(robot)
         self.dofs = ([slice(0, 6)] if floating else []) + [slice(6 * nb + k, 6 * nb + k + 1) for k in range(n)]
-        self.bodies = ([links.base] if floating else []) + [(links.J[k], links.MS[k], links.M[k]) for k in range(n)]
+        self.bodies = body_parameters(robot, links)
         self.M = [spatial_inertia(*body) for body in self.bodies]
         self.IA = np.concatenate([np.zeros(6 * nb), links.IA])
         self.A, self.C = ([public_layout(np.eye(6), axis=0)] if floating else []), ([None] if floating else [])
-        self.R, self.P = ([rotation_matrices(q[:, 3:7])], [q[:, :3]]) if floating else ([], [])
-        length, cos_sin = si_readers(robot)
-        for k, model in enumerate(joint_models(robot)):
-            before, after = product(model.before, length, cos_sin), product(model.after, length, cos_sin)
-            T = before @ model.motion_matrix(q[:, q.shape[1] - n + k] + to_si(robot, model.motion)) @ after
-            R, P = T[:, :3, :3], T[:, :3, 3]
+        self.R, self.P = [], []
+        for model, after, R, P in _joint_frames(robot, q, self.parents, self.R, self.P):
             self.C.append(motion_transform(R, P))
             unit = np.zeros(6)
             unit[model.motion_index()] = 1.0          # the joint's twist in its joint frame
             self.A.append((motion_transform(after[:3, :3], after[:3, 3]) @ unit)[:, None])
-            parent = self.parents[nb + k]             # frames in the world: parents come first
-            self.R.append(R if parent < 0 else self.R[parent] @ R)
-            self.P.append(P if parent < 0 else self.P[parent] + np.einsum("sij,sj->si", self.R[parent], P))
 
     @property
     def n_bodies(self):

@@ -13,7 +13,12 @@
                     by joint torques and contact wrenches, the base equations alone, or momentum
 ``imu``             :func:`~baseparam.identification.imu.base_from_imu` — a floating base from an IMU's readings
 ``logs``            :func:`identify_logs` — many logs, each reduced on its own (processes, Dask)
-``plots``           figures of a fit
+``drive_gains``     :func:`controller_gains` (→ :class:`ControllerGains`) — drive gains from the controller's
+                    own torque-to-current map (a log's commanded torque and commanded current)
+``plots``           figures of a fit (matplotlib, imported on first use): :func:`plot_torques` (measured
+                    and predicted torque against time), :func:`plot_residuals`, :func:`plot_parameters`
+                    (estimates ± 2σ); :func:`time_axis` (a :class:`Metrics`' times laid end to end,
+                    with breaks where preprocessing left samples out, for figures of one's own)
 """
 from .._lazy import lazy_names
 
@@ -30,12 +35,15 @@ _WHERE = {
     "write_trajectory": "writers",
     **dict.fromkeys(("FloatingIdentification", "identify_floating"), "floating"),
     **dict.fromkeys(("DelayEstimate", "estimate_delay"), "delay"),
+    **dict.fromkeys(("ControllerGains", "controller_gains"), "drive_gains"),
+    **dict.fromkeys(("plot_parameters", "plot_residuals", "plot_torques", "time_axis"), "plots"),
 }
 
-__all__ = ["BaseParameterEstimator", "DelayEstimate", "FloatingIdentification", "Identification", "LogResult",
-           "Metrics", "PayloadResult", "Preprocessing", "Processed", "Trajectory", "estimate_delay", "from_arrays",
-           "from_dataframe", "identify", "identify_floating", "identify_logs", "identify_payload", "parse_column_map",
-           "preprocess", "read_trajectory", "write_trajectory"]
+__all__ = ["BaseParameterEstimator", "ControllerGains", "DelayEstimate", "FloatingIdentification", "Identification",
+           "LogResult", "Metrics", "PayloadResult", "Preprocessing", "Processed", "Trajectory", "controller_gains",
+           "estimate_delay", "from_arrays", "from_dataframe", "identify", "identify_floating", "identify_logs",
+           "identify_payload", "parse_column_map", "plot_parameters", "plot_residuals", "plot_torques", "preprocess",
+           "read_trajectory", "time_axis", "write_trajectory"]
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

@@ -27,7 +27,7 @@ from ._row_space import base_equation_basis, row_basis
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
-from .report import base_document, base_index, format_regrouping
+from .report import base_document, base_index, format_regrouping, format_table
 from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
 
@@ -246,6 +246,12 @@ class BaseParameters:
                 entry["seen_by_base_equations"] = bool(seen)
             doc["n_seen_by_base_equations"] = int(np.count_nonzero(self.seen_by_base_equations))
         return doc
+
+    def summary(self) -> str:
+        """The text ``baseparam find`` prints: the robot, rank and arithmetic, then each base parameter with its
+        regrouping (display units), the unidentifiable parameters and, for a floating base, which ones the base
+        equations see."""
+        return format_table(self)
 
     def __repr__(self):
         return (f"BaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, rank={self.rank}, "

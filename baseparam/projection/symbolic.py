@@ -159,6 +159,11 @@ class SymbolicBaseParameters:
                                     "lost": list(s.lost), "gained": list(s.gained)} for s in self.special],
                 "robot_is_generic": self.robot_is_generic}
 
+    def summary(self) -> str:
+        """The text ``baseparam find --symbolic`` prints: the generic regroupings as polynomials in the symbols, the
+        robot's values of them and the special values where the base set changes."""
+        return format_symbolic_table(self)
+
     def __repr__(self):
         return (f"SymbolicBaseParameters(robot={self.robot.name!r}, parameters={self.parameters!r}, "
                 f"symbols={self.symbols!r}, rank={self.rank}, special={len(self.special)})")
