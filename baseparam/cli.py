@@ -4,7 +4,8 @@ Errors become one line on stderr: exit status 2 for bad input (a :class:`~basepa
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
 …", a bug to report). The library checks the arguments and names its parameters; :data:`FLAGS`
 shows them as the flags (the CLI converts text to values and does not check them again). Each
-command ends by saying which files it wrote (``wrote a.json, a.h5``). ``--json -`` writes the JSON
+command ends by saying which files it wrote (``wrote a.json, a.h5``), once they are in place; a report that cannot
+be written fails the run (status 2) and takes them back, as any failure does. ``--json -`` writes the JSON
 document to stdout; stdout then carries nothing else, and the table or summary (and the wrote-line)
 go to stderr.
 """
@@ -646,8 +647,12 @@ class _OneLineErrors(click.Group):
             return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx):
+        from ._atomic import outputs_kept
+
         try:
-            with _closed_pipe_said():
+            # the report is part of the run: one that cannot be written (`find R --json o.json | true`) fails it,
+            # status 2, and its outputs, in place since the command's last block ended, are taken back (docs/cli.md)
+            with outputs_kept(), _closed_pipe_said():
                 return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc

@@ -1,0 +1,89 @@
+"""Round 19, command line and Python API leftovers (stop 43's "Left" list, set lcli), each test failing on the code
+before its fix."""
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from baseparam import cli
+from baseparam.cli import main
+from conftest import ROOT, one_line, planar_sines
+
+PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
+
+
+# --- 1. a report that cannot be written fails the run, and the run's outputs are taken back ---
+
+@pytest.fixture(scope="module")
+def planar_log(tmp_path_factory):
+    """A CSV log of the planar arm (positions and torques, 150 samples at 100 Hz) and a limits file for excite."""
+    folder = tmp_path_factory.mktemp("planar")
+    _robot, _model, t, q, _qd, _qdd, tau = planar_sines(1, 150, 0.01)
+    log = folder / "log.csv"
+    np.savetxt(log, np.column_stack([t, q, tau]), delimiter=",", header="t,q1,q2,q3,tau1,tau2,tau3", comments="")
+    limits = folder / "limits.yaml"
+    limits.write_text("joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2, qdd: 6}\n"
+                      "  - {q: [-2.5, 2.5], qd: 2.5, qdd: 6}\n")
+    return str(log), str(limits)
+
+
+_RUNS = {   # each command with the outputs it writes (the first: a file there before the run)
+    "find": (["find", PLANAR, "--json", "o.json"], ["o.json"]),
+    "describe": (["describe", PLANAR, "--yaml", "o.yaml"], ["o.yaml"]),
+    "equations": (["equations", PLANAR, "--out", "o.md", "--python", "o.py"], ["o.md", "o.py"]),
+    "export": (["export", PLANAR, "--lang", "python", "--prefix", "o", "--out", "new/deep"],
+               ["new/deep/o.json", "new/deep/o_dynamics.py"]),
+    "identify": (["identify", PLANAR, "LOG", "--json", "o.json"], ["o.json"]),
+    "payload": (["payload", PLANAR, "LOG", "--json", "o.json"], ["o.json"]),
+    "excite": (["excite", PLANAR, "--limits", "LIMITS", "--harmonics", "2", "--starts", "1", "--out", "o.csv",
+                "--json", "o.json"], ["o.csv", "o.json"]),
+}
+
+
+@pytest.mark.parametrize("command", list(_RUNS))
+def test_a_report_that_cannot_be_written_takes_the_outputs_back(command, planar_log, tmp_path, monkeypatch):
+    """`find R --json o.json | true` exited 2 ("standard output: cannot write (Broken pipe)") but left the whole
+    o.json: the outputs were put in place before the report was written. A run with status 2 leaves none of its
+    outputs (docs/cli.md): an old file keeps its old text, a new one is not there, a folder made for them goes."""
+    monkeypatch.chdir(tmp_path)
+    log, limits = planar_log
+    args, outputs = _RUNS[command]
+    args = [log if a == "LOG" else limits if a == "LIMITS" else a for a in args]
+    first = tmp_path / outputs[0]
+    if command != "export":
+        first.write_text("old")
+
+    def closed_pipe(*_args):       # what click.echo raises on stdout when its reader has left
+        in_place.extend(name for name in outputs if (tmp_path / name).is_file() and
+                        (tmp_path / name).read_text() != "old")
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    in_place = []
+    monkeypatch.setattr(cli, "_report", closed_pipe)
+    one_line(CliRunner().invoke(main, args), "standard output: cannot write (Broken pipe)")
+    assert in_place == outputs                  # before the report: every output in place, new
+    if command == "export":
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert sorted(p.name for p in tmp_path.iterdir()) == [outputs[0]] and first.read_text() == "old"
+
+def test_a_report_to_a_closed_pipe_leaves_the_old_output(tmp_path):
+    """The real thing: stdout a pipe whose reader has closed it, the JSON's old version there before the run."""
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "baseparam", "find", PLANAR, "--json", str(out)], cwd=tmp_path,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=write_end, stderr=subprocess.PIPE,
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (2, b"baseparam: standard output: cannot write (Broken pipe)\n")
+    assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["o.json"]
