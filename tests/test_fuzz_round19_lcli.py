@@ -87,3 +87,35 @@ def test_a_report_to_a_closed_pipe_leaves_the_old_output(tmp_path):
         os.close(write_end)
     assert (done.returncode, done.stderr) == (2, b"baseparam: standard output: cannot write (Broken pipe)\n")
     assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["o.json"]
+
+
+# --- 2. payload: --delay auto on a log without delay, globs, --skip-bad-rows for the wrench, a negative mass ---
+
+def test_delay_auto_on_a_log_without_delay_keeps_every_sample(planar_log):
+    """The estimate of a log without delay is a few hundredths of a step off zero (0.04 ms of 10 ms here), and
+    applying it dropped the last sample, `payload --delay auto` saying "1 sample at the ends dropped"."""
+    import baseparam as bp
+    log, _limits = planar_log
+    robot = bp.load_robot(PLANAR)
+    plain = bp.read_trajectory(log, robot=robot)
+    shifted = bp.read_trajectory(log, robot=robot, delay="auto")
+    assert shifted.t.size == plain.t.size == 150 and "dropped" not in shifted.notes[-1]
+    result = CliRunner().invoke(main, ["payload", PLANAR, log, "--delay", "auto"])
+    assert result.exit_code == 0 and "effort delay" in result.output and "dropped" not in result.output, \
+        result.output
+
+
+def test_an_effort_extrapolated_past_the_end_is_within_interpolations_error():
+    """Within a fifth of a step past an end, the effort is extrapolated from the end's two samples: exact for an
+    effort linear in t, within h²/8·max|τ̈| (linear interpolation's own bound) for a sine; beyond, the sample goes."""
+    import baseparam as bp
+    from baseparam.identification.delay import apply_delay
+    h = 0.01
+    t = np.arange(50) * h
+    line = apply_delay(bp.Trajectory(t=t, q=np.zeros((50, 1)), tau=(3 + 2 * t)[:, None]), 0.15 * h)
+    assert line.t.size == 50 and np.allclose(line.tau[:, 0], 3 + 2 * (t + 0.15 * h), rtol=0, atol=1e-12)
+    for d in (0.2 * h, -0.2 * h):
+        sine = apply_delay(bp.Trajectory(t=t, q=np.zeros((50, 1)), tau=np.sin(7 * t)[:, None]), d)
+        assert sine.t.size == 50
+        assert np.max(np.abs(sine.tau[:, 0] - np.sin(7 * (t + d)))) <= h ** 2 / 8 * 49
+    assert apply_delay(bp.Trajectory(t=t, q=np.zeros((50, 1)), tau=t[:, None]), 0.25 * h).t.size == 49
