@@ -1158,13 +1158,12 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     """
     from ._warnings import warn
     from .identification.estimators import identify as run
-    from .identification.logs import expand_logs, identify_logs
+    from .identification.logs import identify_logs
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    with _one_line_errors(robot_file, inputs=()):
-        train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
+    train, validate = _expanded(train), _expanded(validate)
     inputs = _read_files([robot_file, *train, *validate])
     _refuse_clock_without_bag([*train, *validate], clock)
     if plot_out and (workers > 1 or scheduler is not None):
@@ -1611,7 +1610,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             suggest, pose, wrench_columns, sensor, wrench_bias, gains_from_targets, columns, topic, clock, delay, gains,
             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
-    inertia about it, in the frame of the link the last joint moves."""
+    inertia about it, in the frame of the link the last joint moves.
+
+    LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
     from .identification.payload import identify_payload
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
@@ -1647,6 +1648,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
+    loaded, unloaded = _expanded(loaded), _expanded(unloaded)
     inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
     _refuse_clock_without_bag([*loaded, *unloaded], clock)
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
@@ -1726,6 +1728,17 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         for note in notes:
             _reader_note(note)
     _report(summary, written, json_out == "-")
+
+
+def _expanded(logs):
+    """The log names given (a command's arguments), their glob patterns (``'logs/*.npz'``, ``**`` recursive) expanded
+    to the files they match, sorted (:func:`~baseparam.identification.logs.expand_logs`): identify's TRAIN and
+    --validate, payload's LOADED and --unloaded. A pattern that matches nothing is refused in one line."""
+    if not logs:
+        return ()
+    from .identification.logs import expand_logs
+    with _one_line_errors(logs[0], inputs=list(logs)):
+        return tuple(expand_logs(list(logs)))
 
 
 def _controller_gains(paths, column_map, text, reading):

@@ -119,3 +119,21 @@ def test_an_effort_extrapolated_past_the_end_is_within_interpolations_error():
         assert sine.t.size == 50
         assert np.max(np.abs(sine.tau[:, 0] - np.sin(7 * (t + d)))) <= h ** 2 / 8 * 49
     assert apply_delay(bp.Trajectory(t=t, q=np.zeros((50, 1)), tau=t[:, None]), 0.25 * h).t.size == 49
+
+
+def test_payload_expands_glob_patterns_as_identify_does(planar_log, tmp_path):
+    """`payload R 'logs/*.csv'` said "logs/*.csv: cannot read: No such file or directory" where identify reads the
+    files it matches (sorted); one matching nothing is refused in the same words as identify's."""
+    import json
+    import shutil
+    log, _limits = planar_log
+    for name in ("b.csv", "a.csv"):
+        shutil.copy(log, tmp_path / name)
+    outs = [tmp_path / "glob.json", tmp_path / "named.json"]
+    for logs, out in ((["*.csv"], outs[0]), (["a.csv", "b.csv"], outs[1])):
+        result = CliRunner().invoke(main, ["payload", PLANAR, *[str(tmp_path / n) for n in logs], "--json", str(out)])
+        assert result.exit_code == 0, result.output
+    assert json.loads(outs[0].read_text()) == json.loads(outs[1].read_text())
+    for command in ("payload", "identify"):
+        one_line(CliRunner().invoke(main, [command, PLANAR, str(tmp_path / "none*.csv")]),
+                 f"{tmp_path / 'none*.csv'}: no file matches this pattern")
