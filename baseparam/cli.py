@@ -1694,9 +1694,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             gain_values = found.gains.tolist()
         notes = []      # what the readers did (joints left out, the delay), said once the fit and outputs stand
 
-        def read(path):
+        def read(path, said=True):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, delay=shift, **reading)
-            if traj.skipped:
+            if traj.skipped and said:
                 warn(traj.skipped_summary())
             notes.extend(traj.notes)
             return traj
@@ -1708,12 +1708,17 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             from .identification.payload_wrench import check_wrench_log
             for path in loaded:
                 check_wrench_log(path)
-        logs = [read(p) for p in loaded]
-        if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
-            from .identification.payload_wrench import read_wrench
-            still = {"wrench": [read_wrench(p, wrench_columns, log.skipped, log.skipped_unit)
-                                for p, log in zip(loaded, logs)],
-                     "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
+        logs = [read(p, said=wrench_columns is None) for p in loaded]
+        if wrench_columns is not None:
+            # the rows --skip-bad-rows dropped from a log are dropped from its wrench, and those of a damaged wrench
+            # value from both; the rows skipped said once, all of them
+            from .identification.payload_wrench import log_wrench
+            logs, wrench = zip(*(log_wrench(p, wrench_columns, log, skip_bad_rows) for p, log in zip(loaded, logs)))
+            for log in logs:
+                if log.skipped:
+                    warn(log.skipped_summary())
+            still = {"wrench": list(wrench), "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
+            logs = list(logs)
         result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         doc = result.to_dict()

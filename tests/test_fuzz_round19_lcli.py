@@ -137,3 +137,31 @@ def test_payload_expands_glob_patterns_as_identify_does(planar_log, tmp_path):
     for command in ("payload", "identify"):
         one_line(CliRunner().invoke(main, [command, PLANAR, str(tmp_path / "none*.csv")]),
                  f"{tmp_path / 'none*.csv'}: no file matches this pattern")
+
+
+def test_skip_bad_rows_drops_a_row_of_a_damaged_wrench_value(planar_log, tmp_path):
+    """`payload --wrench … --skip-bad-rows` refused a log whose wrench held a NaN ("line 42: fx: not finite") where
+    --skip-bad-rows promises to drop damaged rows (reported as a warning) instead of refusing the file: the row now
+    goes from the motion and the wrench alike, and the fit is that of the file without those rows."""
+    import json
+    log, _limits = planar_log
+    table = np.loadtxt(log, delimiter=",", skiprows=1)
+    wrench = np.column_stack([np.sin(table[:, 0] * (k + 1)) for k in range(6)])
+    header = "t,q1,q2,q3,tau1,tau2,tau3,fx,fy,fz,mx,my,mz"
+    rows = [",".join(map(repr, row)) for row in np.column_stack([table, wrench]).tolist()]
+    rows[40] = rows[40].replace(repr(float(wrench[40, 0])), "nan")         # line 42 (the header is line 1)
+    rows[90] = rows[90].rsplit(",", 1)[0] + ",-inf"                   # line 92, mz
+    rows[100] = rows[100].replace(repr(float(wrench[100, 2])), "x")        # line 102: not a number
+    damaged, clean = tmp_path / "damaged.csv", tmp_path / "clean.csv"
+    damaged.write_text("\n".join([header, *rows]) + "\n")
+    clean.write_text("\n".join([header, *(r for k, r in enumerate(rows) if k not in (40, 90, 100))]) + "\n")
+    args = ["payload", PLANAR, "--wrench", "fx,fy,fz,mx,my,mz", "--json"]
+    one_line(CliRunner().invoke(main, [*args, str(tmp_path / "o.json"), str(damaged)]),
+             "damaged.csv: --wrench: line 42: fx: not finite")
+    skipping = CliRunner().invoke(main, [*args, str(tmp_path / "skipping.json"), str(damaged), "--skip-bad-rows"])
+    assert skipping.exit_code == 0, skipping.output
+    assert "skipped 3 bad rows of 150: lines 42 (wrench fx: NaN), 92 (wrench mz: infinite), 102 (wrench: not 6 " \
+           "numbers)" in skipping.output
+    plain = CliRunner().invoke(main, [*args, str(tmp_path / "clean.json"), str(clean)])
+    assert plain.exit_code == 0, plain.output
+    assert json.loads((tmp_path / "skipping.json").read_text()) == json.loads((tmp_path / "clean.json").read_text())
