@@ -165,3 +165,27 @@ def test_skip_bad_rows_drops_a_row_of_a_damaged_wrench_value(planar_log, tmp_pat
     plain = CliRunner().invoke(main, [*args, str(tmp_path / "clean.json"), str(clean)])
     assert plain.exit_code == 0, plain.output
     assert json.loads((tmp_path / "skipping.json").read_text()) == json.loads((tmp_path / "clean.json").read_text())
+
+
+def test_the_centre_of_a_mass_below_zero_is_undetermined(monkeypatch):
+    """The consistent estimate's solver failing keeps the least-squares parameters: a mass of −2 kg (a wrench
+    reversed) had its centre of mass shown as +0.0000 ± 0.0000 m (c = s/m is set to 0 for m ≤ 0, and its delta-method
+    deviation came out 0): "undetermined", as the still poses' fit says of a mass clipped at 0."""
+    import cvxpy as cp
+
+    from baseparam.identification import _payload_math
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+
+    def failing(problem):
+        raise cp.error.SolverError("failed")
+
+    monkeypatch.setattr(_payload_math, "solve_clarabel", failing)
+    p = payload_parameters(-2.0, [0.1, 0.0, 0.2], np.diag([0.01, 0.02, 0.03]))
+    fields = _payload_math._physical_estimate(p, 1e-6 * np.eye(10), np.eye(10), [])
+    assert fields["mass"] == -2.0 and np.isfinite(fields["mass_std"])
+    assert np.isnan(fields["com_std"]).all() and np.isnan(fields["inertia_std"]).all()
+    # a result built by hand with 0 ± 0 for that centre is shown the same way
+    r = PayloadResult(**dict(fields, com_std=np.zeros(3), inertia_std=np.zeros((3, 3))), mode="wrench", n_samples=100,
+                      rmse=np.zeros(6))
+    com = next(line for line in r.summary().splitlines() if line.lstrip().startswith("com"))
+    assert com.count("± undetermined") == 3 and "± 0.0000" not in com, com

@@ -141,10 +141,13 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
+        # a mass of zero or below has no centre (com is then 0, ± 0 by the delta method) nor inertia about it
+        com_std, inertia_std = (self.com_std, self.inertia_std) if self.mass > 0 else \
+            (np.full(3, np.nan), np.full((3, 3), np.nan))
         lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
                  "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
-                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
+                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
         if not self.mass_detected:      # said by a warning and the JSON (no vendor format): the text says it too
             below = _below_zero(self) if np.isfinite(self.mass_std) else None     # undetermined: said first
@@ -158,7 +161,7 @@ class PayloadResult:
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
                          f"{cond}{self.n_samples} poses")
         else:
-            for row, srow in zip(self.inertia, self.inertia_std):
+            for row, srow in zip(self.inertia, inertia_std):
                 lines.append("    " + "  ".join(f"{v:+.5f} ± {std(s, 5)}" for v, s in zip(row, srow)))
         if self.mode == "static" and self.rank < 4:
             lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
