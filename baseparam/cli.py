@@ -668,10 +668,24 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
+            _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
         sys.exit(status or 0)
+
+
+# A value longer than this that click repeats in a usage error is shown by its ends: a 3 000-character value given to
+# --parameters filled the terminal with its one line (the library shortens the values its messages show: shown()).
+_CLICK_VALUE_LIMIT = 200
+_LONG_VALUE = re.compile(rf"'[^']{{{_CLICK_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_CLICK_VALUE_LIMIT - 1},}}\"|"
+                         rf"\S{{{_CLICK_VALUE_LIMIT + 1},}}")
+
+
+def _shortened(text):
+    """``text`` (click's message) with each quoted value or word longer than :data:`_CLICK_VALUE_LIMIT` characters cut
+    to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay)."""
+    head, tail = 2 * _CLICK_VALUE_LIMIT // 3, _CLICK_VALUE_LIMIT // 3
+    return _LONG_VALUE.sub(lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
 
 
 def _reader_gone(exc):
@@ -1545,9 +1559,10 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
             _fail(f"{csv_out}: {problem}", 2)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
+    from .model.robot import require_fixed_base
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close, inputs=inputs):
-        robot = load(robot_file)
+        robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,
@@ -1774,12 +1789,14 @@ def _controller_gains(paths, column_map, text, reading):
 def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     """payload --suggest-poses: still poses for --static, and their condition number."""
     from .excitation.static_poses import suggest_static_poses
+    from .model.robot import require_fixed_base
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
     _writable([json_out])
     with _one_line_errors(robot_file):
-        poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
+        poses = suggest_static_poses(require_fixed_base(load(robot_file), "payload --suggest-poses"), n_poses,
+                                     pose=_numbers(pose, "--pose"))
         written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
 

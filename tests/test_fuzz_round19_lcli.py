@@ -189,3 +189,32 @@ def test_the_centre_of_a_mass_below_zero_is_undetermined(monkeypatch):
                       rmse=np.zeros(6))
     com = next(line for line in r.summary().splitlines() if line.lstrip().startswith("com"))
     assert com.count("± undetermined") == 3 and "± 0.0000" not in com, com
+
+
+# --- 3. the command line's own words: the command for a floating robot, click's usage errors shortened ---
+
+@pytest.mark.parametrize("args, said", [(["excite", "ROBOT"], "excite handles fixed-base robots only"),
+                                        (["payload", "ROBOT", "--suggest-poses", "5"],
+                                         "payload --suggest-poses handles fixed-base robots only")])
+def test_a_floating_robot_is_refused_in_the_commands_words(args, said):
+    """`excite space_robot.yaml` said "design_excitation handles fixed-base robots only", `payload --suggest-poses`
+    "suggest_static_poses …": library functions, where the command line names its commands, flags and files."""
+    robot = str(ROOT / "robots" / "space_robot.yaml")
+    result = CliRunner().invoke(main, [robot if a == "ROBOT" else a for a in args])
+    one_line(result, f"{robot}: 'space robot (two 3R arms)' has a floating base", said)
+    assert "_" not in result.output.split("floating base")[-1], result.output
+
+
+@pytest.mark.parametrize("args, kept", [
+    (["--parameters", "LONG"], ["Invalid value for '--parameters': 'xxx", "xxx' is not one of 'pseudo', 'khalil'."]),
+    (["--" + "x" * 3000], ["No such option '--xxx"]),
+    (["LONG"], ["Got unexpected extra argument (xxx", "xxx)"]),
+    (["--exact-angles", "LONG"], ["'--exact-angles'", "xxx' is not one of"]),
+])
+def test_a_usage_error_shows_a_long_value_by_its_ends(args, kept):
+    """click's usage errors repeated the value given whole: a 3 000-character --parameters filled 3 082 characters of
+    the terminal with its one line. A value beyond 200 characters is shown by its ends around '…'."""
+    result = CliRunner().invoke(main, ["find", PLANAR, *("x" * 3000 if a == "LONG" else a for a in args)])
+    one_line(result, *kept)
+    line = result.output.strip().splitlines()[-1]
+    assert "…" in line and len(line) < 400, len(line)
