@@ -218,3 +218,30 @@ def test_a_usage_error_shows_a_long_value_by_its_ends(args, kept):
     one_line(result, *kept)
     line = result.output.strip().splitlines()[-1]
     assert "…" in line and len(line) < 400, len(line)
+
+
+# --- 4. a 0-d array of a real dtype is a number, for every numeric parameter (check_number) ---
+
+def test_a_zero_d_array_is_taken_as_its_number(planar_log):
+    """`prior_weight=np.array(0.3)` was refused ("expected a finite number ≥ 0, got an array of shape ()") where
+    `np.float32(0.5)` was taken: a 0-d array of integers or floats is its number; the fits are the same."""
+    import warnings
+
+    import baseparam as bp
+    from baseparam._validation import check_number
+    log, _limits = planar_log
+    robot = bp.load_robot(PLANAR)
+    traj = bp.read_trajectory(log, robot=robot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.ExcitationWarning)
+        fits = [bp.BaseParameterEstimator(robot, method="consistent", prior_weight=w).fit(traj).coef_
+                for w in (0.3, np.array(0.3))]
+    assert np.array_equal(*fits)
+    assert bp.estimate_delay(traj, robot, max_delay=np.array(0.05)) == bp.estimate_delay(traj, robot, max_delay=0.05)
+    assert check_number(np.array(7, dtype=np.uint8), "n", integer=True) == 7
+    for value in (np.array(True), np.array(1 + 1j), np.array([0.3]), np.ma.masked_array(0.3), np.array(np.inf),
+                  np.array("0.3"), np.array(0.3, dtype=object)):
+        with pytest.raises(bp.ArgumentError, match="^w: expected a number"):
+            check_number(value, "w")
+    with pytest.raises(bp.ArgumentError, match="^n: expected a whole number"):
+        check_number(np.array(2.0), "n", integer=True)
