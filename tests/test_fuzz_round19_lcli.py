@@ -245,3 +245,41 @@ def test_a_zero_d_array_is_taken_as_its_number(planar_log):
             check_number(value, "w")
     with pytest.raises(bp.ArgumentError, match="^n: expected a whole number"):
         check_number(np.array(2.0), "n", integer=True)
+
+
+# --- 5. a table of poses as a grid, one row per pose ---
+
+def test_a_grid_of_poses_one_row_each_is_refused_in_true_words(tmp_path):
+    """A table of poses written as a grid (joint 5 at 3 values, joint 6 at 5 evenly spaced ones, one row per pose) was
+    refused as "the rows … move at a steady velocity (up to 1 rad/s) …: the robot moves through them", of a table that
+    never moved. It cannot be told from a motion sampled coarsely (what makes such a log safe to refuse makes the grid
+    refused): the refusal now says what the rows show, a joint stepped alone in equal steps, and the remedy, which
+    works: each row twice gives pinocchio's payload."""
+    import itertools
+    import json
+
+    import pinocchio as pin
+
+    from test_payload_static import PAYLOAD, _pin
+    import baseparam as bp
+    ur = ROOT / "robots" / "ur10e.yaml"
+    model = _pin(bp.load_robot(ur), PAYLOAD)
+    data = model.createData()
+    grid = []
+    for a, b in itertools.product(np.linspace(-1.5, 1.5, 3), np.linspace(-2, 2, 5)):
+        grid.append([0.0, -1.2, 1.5, -1.0 + 0.3 * a, a, b])
+    grid = np.array(grid)
+    tau = np.array([pin.rnea(model, data, q, 0 * q, 0 * q) for q in grid])
+    header = "t," + ",".join(f"q{j}" for j in range(1, 7)) + "," + ",".join(f"tau{j}" for j in range(1, 7))
+    for times, name in ((1, "grid.csv"), (2, "twice.csv")):
+        rows = np.column_stack([np.arange(15.0 * times), np.repeat(grid, times, 0), np.repeat(tau, times, 0)])
+        np.savetxt(tmp_path / name, rows, delimiter=",", header=header, comments="")
+    args = ["payload", str(ur), "--static", "--still-duration", "0", "--json"]
+    result = CliRunner().invoke(main, [*args, str(tmp_path / "o.json"), str(tmp_path / "grid.csv")])
+    one_line(result, "grid.csv: --still-duration 0 takes each row as a still pose", "from t = 0 to 3 s step joint 6 "
+             "alone by 1 (rad or m) each", "cannot be told from a log of motion", "write each pose's row twice")
+    assert "moves through them" not in result.output
+    result = CliRunner().invoke(main, [*args, str(tmp_path / "o.json"), str(tmp_path / "twice.csv")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "o.json").read_text())
+    assert abs(doc["mass"] - PAYLOAD[0]) < 1e-6 and np.allclose(doc["com"], PAYLOAD[1], atol=1e-6)
