@@ -188,6 +188,28 @@ def test_the_centre_of_a_mass_below_zero_is_undetermined(monkeypatch):
     assert com.count("± undetermined") == 3 and "± 0.0000" not in com, com
 
 
+
+def test_a_reversed_wrench_is_said_to_give_a_mass_below_zero():
+    """0a05d02 said a mass below zero beyond 3 σ as such, but judged the consistent estimate's mass, which is ≥ 0: a
+    2 kg payload's wrench given reversed (−2.0 ± 0.0001 kg by least squares) came out 0.00033 kg, "not told from none
+    (below 3 σ or 1 g): no payload seen". The least-squares mass is judged, as the still poses' fit's already was."""
+    import warnings
+
+    import baseparam as bp
+    from baseparam.identification.payload import payload_parameters
+    from baseparam.identification.payload_wrench import wrench_regressor
+    robot, _model, t, q, qd, qdd, tau = planar_sines(1, 300, 0.01)
+    wrench = wrench_regressor(robot, q, qd, qdd) @ payload_parameters(2.0, [0.03, -0.02, 0.06], np.eye(3) * 0.01)
+    traj = bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = bp.identify_payload(robot, [traj], wrench=[-wrench])
+    said = [str(w.message) for w in caught]
+    import re
+    assert len(said) == 1 and re.search(r"below zero beyond 3 σ \(-2 kg found, [0-9.e-]+ kept\)", said[0]), said
+    assert "the wrench's sign or the sensor frame reversed?" in said[0] and "not told from none" not in said[0]
+    assert "below zero" in result.summary()
+
 # --- 3. the command line's own words: the command for a floating robot, click's usage errors shortened ---
 
 @pytest.mark.parametrize("args, said", [(["excite", "ROBOT"], "excite handles fixed-base robots only"),

@@ -519,11 +519,12 @@ def _below_zero(result):
     """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
     from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
     tell from none very well."""
-    mass = result.mass
-    if result.mode == "static":     # the still poses' fit clips its mass at 0: the value it found before
-        mass = float(result.unconstrained[NAMES.index("M")])
+    # the least-squares mass, before the fit made it physical: the still poses' fit clips it at 0, the consistent
+    # estimate of the other modes keeps it ≥ 0 (a wrench reversed, −2.0 ± 0.0001 kg, came out 0.00033 kg and was said
+    # to be 'not told from none')
+    mass = float(result.unconstrained[NAMES.index("M")])
     if mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
         why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
-        found = f" ({mass:.2g} kg found, 0 kept)" if mass != result.mass else ""
+        found = f" ({mass:.2g} kg found, {result.mass:.2g} kept)" if mass != result.mass else ""
         return f"a mass below zero beyond 3 σ{found}, no physical payload ({why})"
     return None
