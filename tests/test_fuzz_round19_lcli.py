@@ -86,6 +86,30 @@ def test_a_report_to_a_closed_pipe_leaves_the_old_output(tmp_path):
     assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["o.json"]
 
 
+
+def test_outputs_kept_takes_back_every_block_placed_within_it(tmp_path):
+    """Two blocks placed within one outputs_kept (a command's several _one_line_errors blocks), a target written by
+    both: a failure afterwards gives it its first old text back, removes the new file and the folder made for it,
+    and leaves no temporary name; SystemExit(0) (a run that ended well) keeps them."""
+    from baseparam._atomic import make_folders, outputs_kept, outputs_together, write_text
+    a, b = tmp_path / "a.txt", tmp_path / "new" / "b.txt"
+    a.write_text("old")
+    with pytest.raises(RuntimeError), outputs_kept():
+        with outputs_together():
+            write_text(a, "1")
+        with outputs_together():
+            make_folders(b.parent)
+            write_text(a, "2")
+            write_text(b, "b")
+        assert (a.read_text(), b.read_text()) == ("2", "b")
+        raise RuntimeError
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"] and a.read_text() == "old"
+    with pytest.raises(SystemExit), outputs_kept():
+        with outputs_together():
+            write_text(a, "3")
+        raise SystemExit(0)
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"] and a.read_text() == "3"
+
 # --- 2. payload: --delay auto on a log without delay, globs, --skip-bad-rows for the wrench, a negative mass ---
 
 def test_delay_auto_on_a_log_without_delay_keeps_every_sample(planar_log):
