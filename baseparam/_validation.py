@@ -131,6 +131,7 @@ def check_workers(workers, name: str = "workers", *, default=1, error=ArgumentEr
     """A worker count the user gave: ``None`` → ``default``, -1 → one per usable core, else 1 to 256."""
     if workers is None:
         return default
+    workers = zero_d_number(workers)            # np.array(-1) as -1, as check_number takes a 0-d array
     if is_whole(workers) and workers == -1:
         return usable_cores()
     return check_number(workers, name, low=1, high=256, integer=True, error=error,

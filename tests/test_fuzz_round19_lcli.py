@@ -288,6 +288,11 @@ def test_a_zero_d_array_is_taken_as_its_number(planar_log):
             check_number(value, "w")
     with pytest.raises(bp.ArgumentError, match="^n: expected a whole number"):
         check_number(np.array(2.0), "n", integer=True)
+    # the whole numbers checked beside check_number: -1 workers (one per core), the payload's moving joints
+    from baseparam._validation import check_workers, usable_cores
+    from baseparam.excitation.payload import moving_joints
+    assert check_workers(np.array(-1)) == usable_cores() and check_workers(np.array(2)) == 2
+    assert moving_joints(robot, np.array(2)) == moving_joints(robot, 2) == (2, 3)
 
 
 # --- 5. a table of poses as a grid, one row per pose ---
