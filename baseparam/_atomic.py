@@ -23,7 +23,6 @@ import secrets
 import stat
 import time
 
-from ._checks import check_path
 from .errors import StorageError, printable
 
 
@@ -293,6 +292,8 @@ def _claim(tmp, path):
 def _target(path):
     """``path`` and its real path, refused when it is a directory, one of the protected inputs, or a
     symbolic link (its last component only, as ``O_NOFOLLOW``; see the module's docstring)."""
+    from ._checks import check_path     # here, not at the top: numpy, which `baseparam CMD --help` need not load
+
     path = check_path(path, "path", error=StorageError)     # a wrong type or a NUL: refused before any system call
     if not path:
         raise StorageError("output path is empty")
@@ -451,7 +452,7 @@ def atomic_path(path, suffix=".tmp"):
         if together is None:
             os.replace(tmp, real)
         else:                           # placed with the block's other outputs (outputs_together)
-            together.append((tmp, real, path))
+            together.staged.append((tmp, real, path))
             tmp = None
     except StorageError:
         raise
@@ -578,48 +579,76 @@ def _discard(temporaries):
         _LIVE.discard(tmp)
 
 
-def _place(staged):
-    """Rename each staged (tmp, real, path) over its target, the old files moved aside first; if a step fails,
-    the files already replaced get their old versions back and every temporary file is removed.
+class _Placing:
+    """The outputs of one :func:`outputs_together` block: staged under temporary names, then put in place together,
+    the old files moved aside until :meth:`done` removes them or :meth:`undo` puts them back."""
 
-    Raises
-    ------
-    StorageError
-        One line naming the one file that could not be placed.
-    """
-    scratch = [tmp for tmp, _real, _path in staged]     # the new texts, and the old files moved aside
-    placed, aside = [], []                              # targets replaced so far; (old file moved aside, its target)
-    try:
-        for tmp, real, path in staged:
-            try:
-                # each move noted before it is made: a signal just after it (checked after each call) must find
-                # it noted, or the old file moved aside was removed with the scratch and the set left half new
-                if os.path.exists(real):
-                    old = _temp_name(real, ".old")
-                    scratch.append(old)
-                    aside.append((old, real))
-                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
-                        os.replace(real, old)
-                placed.append(real)
-                os.replace(tmp, real)
-            except OSError as exc:
-                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-    except BaseException:
-        for real in placed:                    # undo: new files out (none there if its move failed), old files back
+    def __init__(self):
+        self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
+        self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
+        self.placed = []         # targets replaced so far
+        self.aside = []          # (old file moved aside, its target)
+        self.final = False       # done: nothing to undo any more
+
+    def place(self):
+        """Rename each staged output over its target, the old file moved aside first; if a step fails, the targets
+        replaced so far get their old versions back and every temporary name is removed.
+
+        Raises
+        ------
+        StorageError
+            One line naming the one file that could not be placed.
+        """
+        try:
+            for tmp, real, path in self.staged:
+                try:
+                    # each move noted before it is made: a signal just after it (checked after each call) must find
+                    # it noted, or the old file moved aside was removed with the scratch and the set left half new
+                    if os.path.exists(real):
+                        old = _temp_name(real, ".old")
+                        self.aside.append((old, real))
+                        with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                            os.replace(real, old)
+                    self.placed.append(real)
+                    os.replace(tmp, real)
+                except OSError as exc:
+                    raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+        except BaseException:
+            self.undo()
+            raise
+
+    def undo(self):
+        """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
+        removed, then the on_discard steps."""
+        if self.final:
+            return
+        # each step forgotten once made (a signal here leaves an undo for the enclosing outputs_kept to finish, which
+        # must not remove an old file already back)
+        while self.placed:
             with contextlib.suppress(OSError):
-                os.unlink(real)
-        for old, real in reversed(aside):      # reversed: a target named twice gets its first old file back
-            try:
-                os.replace(old, real)
-            except OSError:                    # cannot put it back: keep it rather than lose it
-                scratch.remove(old)
-        raise
-    finally:
-        _discard(scratch)
+                os.unlink(self.placed[-1])
+            self.placed.pop()
+        while self.aside:                           # the last first: a target named twice gets its first old file back
+            with contextlib.suppress(OSError):      # cannot put it back: kept under its name rather than lost
+                os.replace(*self.aside[-1])
+            self.aside.pop()
+        steps = self.steps
+        self.done()
+        for step in reversed(steps):
+            with contextlib.suppress(OSError):
+                step()
+
+    def done(self):
+        """The placing made final: the old files and the temporary names removed."""
+        self.final, self.steps = True, []
+        _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])
 
 
-# The outputs staged inside outputs_together (a list of (tmp, real, path)), or None outside it.
+# The outputs staged inside outputs_together (its _Placing), or None outside it.
 _TOGETHER = contextvars.ContextVar("baseparam_together", default=None)
+
+# Within outputs_kept: the blocks placed so far (their _Placing, old files still aside); None outside it.
+_KEPT = contextvars.ContextVar("baseparam_kept", default=None)
 
 
 @contextlib.contextmanager
@@ -629,32 +658,63 @@ def outputs_together():
     without error, and all removed when it raises (also SystemExit): a command that fails leaves none of its
     outputs — its JSON is not left behind when its figure then cannot be written (``--plot /dev/full``). Special
     files (``/dev/null``, a named pipe) are written in place at once, as ever. Nested blocks are the outer one's.
+    Inside :func:`outputs_kept`, the old files stay aside until that block ends.
     """
     if _TOGETHER.get() is not None:
         yield
         return
-    staged, undo = [], []
+    placing = _Placing()
     # set and placed within the try, restored (to None, what it was) first thing in the finally: a signal landing
     # just after the set or before the placing must not leave the block open (later writes, e.g. the next
     # bp.export's, staged for ever and never written) nor its temporary files behind
     try:
-        _TOGETHER.set(staged)
-        _UNDO.set(undo)
+        _TOGETHER.set(placing)
         yield
-        _place(staged)
+        placing.place()
+        kept = _KEPT.get()
+        if kept is None:
+            placing.done()
+        else:                                   # made final, or undone, when outputs_kept ends
+            kept.append(placing)
     except BaseException:
-        _discard(tmp for tmp, _real, _path in staged)
-        for step in reversed(undo):
-            with contextlib.suppress(OSError):
-                step()
+        placing.undo()
         raise
     finally:
         _TOGETHER.set(None)
-        _UNDO.set(None)
 
 
-# What to undo when the outputs_together block fails (callables), or None outside it.
-_UNDO = contextvars.ContextVar("baseparam_undo", default=None)
+@contextlib.contextmanager
+def outputs_kept():
+    """Within the block, the outputs that :func:`outputs_together` blocks put in place can still be taken back: when
+    this block raises (other than ``SystemExit(0)``), each gets its old version back (or is removed) and the folders
+    made for them go, as if never placed. A command's run is one such block: its outputs are in place before it
+    says ``wrote …``, and a report that then cannot be written (stdout a pipe whose reader left) fails the run,
+    status 2, which leaves none of its outputs. Nested blocks are the outer one's.
+    """
+    if _KEPT.get() is not None:
+        yield
+        return
+    placings = []
+    try:
+        _KEPT.set(placings)
+        yield
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            _undo_all(placings)
+        raise
+    except BaseException:
+        _undo_all(placings)
+        raise
+    finally:
+        _KEPT.set(None)
+        for placing in placings:                # made final (a no-op for those undone)
+            placing.done()
+
+
+def _undo_all(placings):
+    """Undo ``placings``, the last placed first (a target written by two blocks gets its first old version back)."""
+    for placing in reversed(placings):
+        placing.undo()
 
 
 def make_folders(folder):
@@ -697,9 +757,9 @@ def remove_folders(folders):
 def on_discard(step):
     """Within :func:`outputs_together`, call ``step()`` if the block fails and its outputs are discarded (a folder
     made for them: export's ``out_dir``); elsewhere nothing."""
-    undo = _UNDO.get()
-    if undo is not None:
-        undo.append(step)
+    together = _TOGETHER.get()
+    if together is not None:
+        together.steps.append(step)
 
 
 def _json_ready(value):

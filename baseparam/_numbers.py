@@ -48,6 +48,15 @@ def is_real(x) -> bool:
         return False
 
 
+def zero_d_number(x):
+    """``x`` as its numpy scalar when it is a plain 0-d array of integers or floats (``np.array(0.3)``, what reductions
+    and ``np.asarray`` of a number give: a number, as ``np.float64(0.3)`` is), else ``x`` itself (a bool, complex or
+    object array, a subclass such as a masked array, any other value)."""
+    if type(x) is np.ndarray and x.ndim == 0 and x.dtype.kind in "iuf":
+        return x[()]
+    return x
+
+
 def is_whole(x) -> bool:
     """A whole number (Python or numpy integer), not a bool nor a numpy duration (np.timedelta64 subclasses
     np.signedinteger: to numbers it is an Integral, though no count)."""

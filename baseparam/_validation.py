@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._numbers import ABSURD, BEYOND_FLOAT, check_state_values, is_real, is_whole, real_array
+from ._numbers import ABSURD, BEYOND_FLOAT, check_state_values, is_real, is_whole, real_array, zero_d_number
 from ._checks import check_flag, check_input, check_instance, check_option, check_path, counted, refuse_special, shown
 from ._memory import check_memory
 from .errors import ArgumentError, ArgumentTypeError, printable
@@ -74,8 +74,11 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     """A finite real number (``integer``: a whole number) within [low, high] (``strict``: low excluded).
 
     Returns it as float (int with ``integer``). The message reads ``NAME: expected EXPECTED, got VALUE``;
-    ``expected`` defaults to what the bounds say ("a number > 0", "a whole number from 1 to 100").
+    ``expected`` defaults to what the bounds say ("a number > 0", "a whole number from 1 to 100"). A 0-d array of
+    integers or floats is its number (:func:`~baseparam._numbers.zero_d_number`), as a numpy scalar is: the one rule
+    of every numeric parameter (``prior_weight=np.array(0.3)`` was refused where ``np.float32(0.5)`` was taken).
     """
+    value = zero_d_number(value)
     ok = is_whole(value) if integer else is_real(value)
     ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
     if not ok:
@@ -128,6 +131,7 @@ def check_workers(workers, name: str = "workers", *, default=1, error=ArgumentEr
     """A worker count the user gave: ``None`` → ``default``, -1 → one per usable core, else 1 to 256."""
     if workers is None:
         return default
+    workers = zero_d_number(workers)            # np.array(-1) as -1, as check_number takes a 0-d array
     if is_whole(workers) and workers == -1:
         return usable_cores()
     return check_number(workers, name, low=1, high=256, integer=True, error=error,

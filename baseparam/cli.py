@@ -4,7 +4,8 @@ Errors become one line on stderr: exit status 2 for bad input (a :class:`~basepa
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
 …", a bug to report). The library checks the arguments and names its parameters; :data:`FLAGS`
 shows them as the flags (the CLI converts text to values and does not check them again). Each
-command ends by saying which files it wrote (``wrote a.json, a.h5``). ``--json -`` writes the JSON
+command ends by saying which files it wrote (``wrote a.json, a.h5``), once they are in place; a report that cannot
+be written fails the run (status 2) and takes them back, as any failure does. ``--json -`` writes the JSON
 document to stdout; stdout then carries nothing else, and the table or summary (and the wrote-line)
 go to stderr.
 """
@@ -646,8 +647,12 @@ class _OneLineErrors(click.Group):
             return super().make_context(*args, **kwargs)
 
     def invoke(self, ctx):
+        from ._atomic import outputs_kept
+
         try:
-            with _closed_pipe_said():
+            # the report is part of the run: one that cannot be written (`find R --json o.json | true`) fails it,
+            # status 2, and its outputs, in place since the command's last block ended, are taken back (docs/cli.md)
+            with outputs_kept(), _closed_pipe_said():
                 return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc
@@ -663,10 +668,24 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
+            _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
         sys.exit(status or 0)
+
+
+# A value longer than this that click repeats in a usage error is shown by its ends: a 3 000-character value given to
+# --parameters filled the terminal with its one line (the library shortens the values its messages show: shown()).
+_CLICK_VALUE_LIMIT = 200
+_LONG_VALUE = re.compile(rf"'[^']{{{_CLICK_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_CLICK_VALUE_LIMIT - 1},}}\"|"
+                         rf"\S{{{_CLICK_VALUE_LIMIT + 1},}}")
+
+
+def _shortened(text):
+    """``text`` (click's message) with each quoted value or word longer than :data:`_CLICK_VALUE_LIMIT` characters cut
+    to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay)."""
+    head, tail = 2 * _CLICK_VALUE_LIMIT // 3, _CLICK_VALUE_LIMIT // 3
+    return _LONG_VALUE.sub(lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
 
 
 def _reader_gone(exc):
@@ -1152,13 +1171,12 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     """
     from ._warnings import warn
     from .identification.estimators import identify as run
-    from .identification.logs import expand_logs, identify_logs
+    from .identification.logs import identify_logs
     from .projection.base_set import find_base_parameters
     from .identification.trajectory import parse_column_map, read_trajectory
     if not train:
         _fail("no training file: give the TRAIN files after ROBOT.yaml (before --validate)", 2)
-    with _one_line_errors(robot_file, inputs=()):
-        train, validate = tuple(expand_logs(list(train))), tuple(expand_logs(list(validate))) if validate else ()
+    train, validate = _expanded(train), _expanded(validate)
     inputs = _read_files([robot_file, *train, *validate])
     _refuse_clock_without_bag([*train, *validate], clock)
     if plot_out and (workers > 1 or scheduler is not None):
@@ -1540,9 +1558,10 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
             _fail(f"{csv_out}: {problem}", 2)
     _writable([None if folder else csv_out, json_out, plot_out], plot_out)
     from .excitation.design import design_excitation
+    from .model.robot import require_fixed_base
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close, inputs=inputs):
-        robot = load(robot_file)
+        robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,
@@ -1605,7 +1624,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             suggest, pose, wrench_columns, sensor, wrench_bias, gains_from_targets, columns, topic, clock, delay, gains,
             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
-    inertia about it, in the frame of the link the last joint moves."""
+    inertia about it, in the frame of the link the last joint moves.
+
+    LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
     from .identification.payload import identify_payload
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
@@ -1641,6 +1662,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
+    loaded, unloaded = _expanded(loaded), _expanded(unloaded)
     inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
     _refuse_clock_without_bag([*loaded, *unloaded], clock)
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):
@@ -1686,9 +1708,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             gain_values = found.gains.tolist()
         notes = []      # what the readers did (joints left out, the delay), said once the fit and outputs stand
 
-        def read(path):
+        def read(path, said=True):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, delay=shift, **reading)
-            if traj.skipped:
+            if traj.skipped and said:
                 warn(traj.skipped_summary())
             notes.extend(traj.notes)
             return traj
@@ -1700,12 +1722,17 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             from .identification.payload_wrench import check_wrench_log
             for path in loaded:
                 check_wrench_log(path)
-        logs = [read(p) for p in loaded]
-        if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
-            from .identification.payload_wrench import read_wrench
-            still = {"wrench": [read_wrench(p, wrench_columns, log.skipped, log.skipped_unit)
-                                for p, log in zip(loaded, logs)],
-                     "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
+        logs = [read(p, said=wrench_columns is None) for p in loaded]
+        if wrench_columns is not None:
+            # the rows --skip-bad-rows dropped from a log are dropped from its wrench, and those of a damaged wrench
+            # value from both; the rows skipped said once, all of them
+            from .identification.payload_wrench import log_wrench
+            logs, wrench = zip(*(log_wrench(p, wrench_columns, log, skip_bad_rows) for p, log in zip(loaded, logs)))
+            for log in logs:
+                if log.skipped:
+                    warn(log.skipped_summary())
+            still = {"wrench": list(wrench), "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
+            logs = list(logs)
         result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         doc = result.to_dict()
@@ -1720,6 +1747,17 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         for note in notes:
             _reader_note(note)
     _report(summary, written, json_out == "-")
+
+
+def _expanded(logs):
+    """The log names given (a command's arguments), their glob patterns (``'logs/*.npz'``, ``**`` recursive) expanded
+    to the files they match, sorted (:func:`~baseparam.identification.logs.expand_logs`): identify's TRAIN and
+    --validate, payload's LOADED and --unloaded. A pattern that matches nothing is refused in one line."""
+    if not logs:
+        return ()
+    from .identification.logs import expand_logs
+    with _one_line_errors(logs[0], inputs=list(logs)):
+        return tuple(expand_logs(list(logs)))
 
 
 def _controller_gains(paths, column_map, text, reading):
@@ -1750,12 +1788,14 @@ def _controller_gains(paths, column_map, text, reading):
 def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     """payload --suggest-poses: still poses for --static, and their condition number."""
     from .excitation.static_poses import suggest_static_poses
+    from .model.robot import require_fixed_base
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
     _writable([json_out])
     with _one_line_errors(robot_file):
-        poses = suggest_static_poses(load(robot_file), n_poses, pose=_numbers(pose, "--pose"))
+        poses = suggest_static_poses(require_fixed_base(load(robot_file), "payload --suggest-poses"), n_poses,
+                                     pose=_numbers(pose, "--pose"))
         written = _write_outputs((json_out, lambda path: _write_json(path, poses.to_dict())))
     _report(poses.summary(), written, json_out == "-")
 

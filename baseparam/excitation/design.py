@@ -19,7 +19,7 @@ import numpy as np
 
 from .._atomic import robot_protected
 from .._checks import check_progress, shown
-from .._numbers import flat_values, is_whole
+from .._numbers import flat_values, is_whole, zero_d_number
 from .._validation import (check_field_kinds, check_finite_fields, check_flag, check_memory, check_number, check_option,
                            check_seed, check_workers)
 from .._warnings import warn
@@ -295,7 +295,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         raise ArgumentError("torque_limits: not available with payload=True: a payload design evaluates "
                             "only the last link's columns, not the joints' torques; design without it")
     for name, unused in (("pose", pose is not None),
-                         ("payload_joints", not is_whole(payload_joints) or payload_joints != PAYLOAD_JOINTS)):
+                         ("payload_joints", not is_whole(zero_d_number(payload_joints))
+                          or payload_joints != PAYLOAD_JOINTS)):
         if unused and not payload:       # taken and ignored before: a design of every joint, no word
             raise ArgumentError(f"{name}: goes with payload=True (a payload design); leave it out")
     check_option(criterion, "criterion", CRITERIA)

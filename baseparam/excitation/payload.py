@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._numbers import flat_values, is_whole
-from .._validation import ABSURD, shown
+from .._numbers import flat_values
+from .._validation import ABSURD, check_number, shown
 from ..errors import ArgumentError
 from ..model.parameters import ColumnLayout
 from .limits import position_range
@@ -134,8 +134,7 @@ def moving_joints(robot, joints, name="payload_joints"):
     moves every joint of a robot with fewer. ``name``: the caller's parameter, which a refusal names
     (``suggest_static_poses``' is ``joints``)."""
     n = robot.n_dof
-    if not is_whole(joints) or joints < 1:
-        raise ArgumentError(f"{name}: expected a whole number ≥ 1 of last joints to move, got {shown(joints)}")
+    joints = check_number(joints, name, low=1, integer=True, expected="a whole number ≥ 1 of last joints to move")
     if joints > n and joints != PAYLOAD_JOINTS:
         raise ArgumentError(f"{name}: {int(joints)} last joints to move, but {shown(robot.name)} has {n}; give at "
                             f"most {n} ({n}: every joint)")

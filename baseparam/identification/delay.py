@@ -61,6 +61,11 @@ MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
 CUTOFF_HZ = 10.0
 MAX_DELAY = 0.1          # s: drives delay their effort readings by a few ms, rarely by more than tens
+# A sample whose shifted time t + d runs past an end of the log by at most this share of the end's step keeps its
+# effort, extrapolated linearly from the end's two samples: that extrapolation's error, (h + e)·e/2·|τ̈| at e past the
+# end, stays within linear interpolation's own between samples, h²/8·|τ̈|, for e ≤ (√2 − 1)/2·h ≈ 0.207·h. A log
+# without delay, whose estimate is a few hundredths of a step off zero, lost its last (or first) sample.
+EXTRAPOLATED_STEP_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -231,9 +236,22 @@ def _n_columns(robot):
     return len(ColumnLayout(robot, "pseudo").names)
 
 
+def _interpolated(x, t, tau):
+    """``tau`` (S, n) at the times ``t`` (S,), S ≥ 2, linearly interpolated at ``x``, and extrapolated from the end's
+    two samples at an ``x`` beyond an end (np.interp would take the end's value)."""
+    out = interp_columns(x, t, tau)
+    for beyond, end, other in ((x < t[0], 0, 1), (x > t[-1], -1, -2)):
+        if beyond.any():
+            slope = (tau[end] - tau[other]) / (t[end] - t[other])
+            out[beyond] = tau[end] + (x[beyond] - t[end])[:, None] * slope
+    return out
+
+
 def apply_delay(trajectory, seconds, note=None):
     """The trajectory with τ(t) replaced by τ(t + seconds) (linear interpolation); samples whose
-    t + seconds lies outside the log dropped. ``note`` (a str; default: the delay applied) joins its notes."""
+    t + seconds lies outside the log dropped, but for those within a fifth of the end's step of it
+    (:data:`EXTRAPOLATED_STEP_SHARE`), whose effort is extrapolated linearly from the two end samples. ``note`` (a
+    str; default: the delay applied) joins its notes."""
     # the types first: a non-trajectory was an AttributeError, a note of another type a bare TypeError (an array's, a
     # ValueError) after the work
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
@@ -254,8 +272,9 @@ def apply_delay(trajectory, seconds, note=None):
     t = trajectory.t
     if abs(d) >= 0.5 * (t[-1] - t[0]):
         raise DataError(f"{source}: delay: {d:g} s is half the log ({t[-1] - t[0]:g} s) or more")
-    keep = (t + d >= t[0]) & (t + d <= t[-1])
-    tau = interp_columns(t[keep] + d, t, trajectory.tau)
+    first, last = EXTRAPOLATED_STEP_SHARE * (t[1] - t[0]), EXTRAPOLATED_STEP_SHARE * (t[-1] - t[-2])
+    keep = (t + d >= t[0] - first) & (t + d <= t[-1] + last)
+    tau = _interpolated(t[keep] + d, t, trajectory.tau)
     text = note or f"{source}: effort delay {1e3 * d:.3g} ms applied (τ(t) taken at t + delay, linear interpolation)"
     dropped = int((~keep).sum())
     if dropped:

@@ -141,10 +141,13 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
+        # a mass of zero or below has no centre (com is then 0, ± 0 by the delta method) nor inertia about it
+        com_std, inertia_std = (self.com_std, self.inertia_std) if self.mass > 0 else \
+            (np.full(3, np.nan), np.full((3, 3), np.nan))
         lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
                  "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
-                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, self.com_std)) + " m",
+                 "  com      " + "  ".join(f"{v:+.4f} ± {std(s, 4)}" for v, s in zip(self.com, com_std)) + " m",
                  "  inertia about the com (kg·m²):"]
         if not self.mass_detected:      # said by a warning and the JSON (no vendor format): the text says it too
             below = _below_zero(self) if np.isfinite(self.mass_std) else None     # undetermined: said first
@@ -158,7 +161,7 @@ class PayloadResult:
             lines[-1] = (f"  still poses see mass and centre of mass only (inertia not identified; a point mass); "
                          f"{cond}{self.n_samples} poses")
         else:
-            for row, srow in zip(self.inertia, self.inertia_std):
+            for row, srow in zip(self.inertia, inertia_std):
                 lines.append("    " + "  ".join(f"{v:+.5f} ± {std(s, 5)}" for v, s in zip(row, srow)))
         if self.mode == "static" and self.rank < 4:
             lines.append(f"  only {self.rank} of mass and first moments are identifiable: "
@@ -516,11 +519,12 @@ def _below_zero(result):
     """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
     from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
     tell from none very well."""
-    mass = result.mass
-    if result.mode == "static":     # the still poses' fit clips its mass at 0: the value it found before
-        mass = float(result.unconstrained[NAMES.index("M")])
+    # the least-squares mass, before the fit made it physical: the still poses' fit clips it at 0, the consistent
+    # estimate of the other modes keeps it ≥ 0 (a wrench reversed, −2.0 ± 0.0001 kg, came out 0.00033 kg and was said
+    # to be 'not told from none')
+    mass = float(result.unconstrained[NAMES.index("M")])
     if mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
         why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
-        found = f" ({mass:.2g} kg found, 0 kept)" if mass != result.mass else ""
+        found = f" ({mass:.2g} kg found, {result.mass:.2g} kept)" if mass != result.mass else ""
         return f"a mass below zero beyond 3 σ{found}, no physical payload ({why})"
     return None

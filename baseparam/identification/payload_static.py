@@ -142,11 +142,34 @@ def _refuse_steady_motion(trajectory, single):
     twice = np.flatnonzero(steady[:-1] & steady[1:])
     if len(twice):
         a, d = rows[twice[0]], rows[twice[0] + 3]
+        swept = _sweep(q[rows[twice[0]:twice[0] + 4]])
+        if swept is not None:       # a table's grid (a joint swept in equal steps): not said to be a motion
+            joint, step = swept
+            raise DataError(
+                f"{trajectory.source}: still_duration=0 takes each row as a still pose, and the rows from t = "
+                f"{t[a]:.15g} to {t[d]:.15g} s step joint {joint + 1} alone by {step:.6g} (rad or m) each, one row per "
+                "pose: a table sweeping a joint in equal steps cannot be told from a log of motion sampled coarsely, "
+                "whose torques hold friction and inertia besides gravity; for a table of poses write each pose's row "
+                "twice (equal rows are a pose seen still), for a log of motion give still_duration > 0 (its still "
+                "segments are the poses)")
         raise DataError(f"{trajectory.source}: still_duration=0 takes each row as a still pose, and the rows from t = "
                         f"{t[a]:.15g} to {t[d]:.15g} s move at a steady velocity (up to {speed[twice[0]]:.3g} rad/s), "
                         "one row each: the robot moves through them; for a log of motion give still_duration > 0 (its "
                         "still segments are the poses), for a table of poses write each pose's row twice (equal rows "
                         "are a pose seen still)")
+
+
+def _sweep(q):
+    """(joint, step) when the poses ``q`` (P, n), one after the other, move one joint alone by equal steps (to
+    round-off), as a table's grid does; else None."""
+    steps = np.diff(q, axis=0)                                                  # (P-1, n)
+    moving = np.flatnonzero(np.any(steps != 0, axis=0))
+    if len(moving) != 1:
+        return None
+    column = steps[:, moving[0]]
+    if not np.allclose(column, column[0], rtol=1e-9, atol=0):
+        return None
+    return int(moving[0]), float(column[0])
 
 
 def _nearest(q, qu, budget=4_000_000):

@@ -121,7 +121,58 @@ def read_wrench(path, names, skipped=(), unit="line"):
     Returns
     -------
     ndarray, shape (S, 6)
+
+    Raises
+    ------
+    DataError
+        A value that is not a number, not finite or beyond ±:data:`MAX_WRENCH`, naming the file, its line (CSV) or row
+        (NPZ) and the component (:func:`log_wrench` with ``skip_bad_rows=True`` drops such rows instead).
     """
+    return _read_wrench(path, names, skipped, unit, skip_bad_rows=False)[0]
+
+
+def log_wrench(path, names, log, skip_bad_rows=False):
+    """A log's wrench (:func:`read_wrench`) beside its trajectory ``log``, as read with ``skip_bad_rows``: then a row
+    whose wrench is damaged (not a number, not finite, beyond ±:data:`MAX_WRENCH`) is dropped from both, and joins
+    the trajectory's ``skipped`` (its reason ``wrench fx: NaN``), as a damaged joint value would.
+
+    Parameters
+    ----------
+    path : str
+        The log's file (``log`` was read from it, with ``skip_bad_rows`` as given here).
+    names : str
+        As :func:`read_wrench`'s.
+    log : Trajectory
+    skip_bad_rows : bool
+
+    Returns
+    -------
+    (Trajectory, ndarray of shape (S, 6))
+        The trajectory (``log`` itself when nothing was dropped) and its wrench, one row per sample.
+    """
+    import dataclasses
+
+    from ..motion import Trajectory
+    from .._validation import check_instance
+    check_instance(log, "log", Trajectory, "a baseparam.Trajectory")
+    values, dropped = _read_wrench(path, names, log.skipped, log.skipped_unit, skip_bad_rows=skip_bad_rows)
+    if not dropped:
+        return log, values
+    if len(values) + len(dropped) != log.n_samples:        # no row of the wrench's to drop from the trajectory
+        raise DataError(f"{log.source}: wrench: {len(values) + len(dropped)} rows, but the trajectory has "
+                        f"{log.n_samples} samples")
+    keep = np.ones(log.n_samples, bool)
+    keep[[k for k, _ in dropped]] = False
+    arrays = {name: getattr(log, name)[keep] for name in ("t", "q", "tau", "qd", "qdd")
+              if getattr(log, name) is not None}
+    skipped = tuple(sorted([*log.skipped, *(entry for _, entry in dropped)], key=lambda entry: entry[0]))
+    return dataclasses.replace(log, **arrays, skipped=skipped), values
+
+
+def _read_wrench(path, names, skipped, unit, skip_bad_rows):
+    """:func:`read_wrench`'s values, and with ``skip_bad_rows`` the rows dropped for a damaged value: ``(values (S, 6),
+    dropped)``, ``dropped`` a list of ``(k, (line_or_row, reason))``, k the row's place among the trajectory's
+    samples (without ``skip_bad_rows``, a damaged value is refused and ``dropped`` is empty)."""
     import csv
     import io
 
@@ -143,74 +194,83 @@ def read_wrench(path, names, skipped=(), unit="line"):
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
         # named by the file's row, as the CSV's by its line: not the row's place among those the trajectory kept
-        _check_wrench_values(values, label, lambda k: f"row {rows[k]}")
-    else:
-        # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
-        wanted = comma_list(str(names), "wrench", error=SettingsError)
-        if len(wanted) != 6:
-            raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {shown(names)}")
-        drop = {k for k, _ in skipped} if unit == "line" else set()
-        # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
-        # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
-        # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
-        # not open()'s bare FileNotFoundError or IsADirectoryError
-        data = read_bounded(text, MAX_TEXT_BYTES, f"{label}: wrench", DataError, unreadable=DataError)
-        if len(data) > MAX_TEXT_BYTES:
-            raise DataError(f"{label}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
-                            "most that")
-        # decoded as the trajectory reader decodes it (_text.decoded): a byte-order mark dropped, UTF-16 read (the first
-        # column's name was '\ufefffx', a UTF-16 file's names NUL-riddled: "no column 'fx'" of a log the reader read)
-        with io.StringIO(decoded(data), newline="") as f:
-            reader = csv.reader(f)
-            try:
-                rows, lines = [], []        # the rows kept and the line each ends on, as an editor numbers it
-                for row in reader:
-                    if row and not row[0].lstrip().startswith("#") and reader.line_num not in drop:
-                        rows.append(row)
-                        lines.append(reader.line_num)
-            except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
-                raise DataError(f"{label}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
-        if not rows:
-            raise DataError(f"{label}: wrench: the file is empty")
-        header = [h.strip() for h in rows[0]]
-        named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
-        if not named:
-            header = [str(k) for k in range(len(rows[0]))]
-        index = []
-        for name in wanted:
-            if name in header:
-                index.append(header.index(name))
-            elif name.isascii() and name.isdigit() and int(name) < len(header):    # not '²', '٣'
-                index.append(int(name))
-            else:
-                raise DataError(f"{label}: wrench: no column {shown(name)} "
-                                f"(columns: {', '.join(map(printable, header))})")
-        body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
+        return _checked_wrench_values(values, label, rows, "row", skip_bad_rows)
+    # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
+    wanted = comma_list(str(names), "wrench", error=SettingsError)
+    if len(wanted) != 6:
+        raise SettingsError(f"wrench: expected 6 column names or numbers fx,fy,fz,mx,my,mz, got {shown(names)}")
+    drop = {k for k, _ in skipped} if unit == "line" else set()
+    # bytes that are no UTF-8 replaced, as the trajectory reader reads the same file: a comment in Latin-1 was
+    # a bare UnicodeDecodeError, where the values (all the reader needs) decode; a damaged value fails below
+    # read as the trajectory reader reads a CSV: bounded, and an unreadable file (missing, a folder) in one line,
+    # not open()'s bare FileNotFoundError or IsADirectoryError
+    data = read_bounded(text, MAX_TEXT_BYTES, f"{label}: wrench", DataError, unreadable=DataError)
+    if len(data) > MAX_TEXT_BYTES:
+        raise DataError(f"{label}: wrench: more than {MAX_TEXT_BYTES >> 20} MiB; a text log may have at "
+                        "most that")
+    # decoded as the trajectory reader decodes it (_text.decoded): a byte-order mark dropped, UTF-16 read (the first
+    # column's name was '\ufefffx', a UTF-16 file's names NUL-riddled: "no column 'fx'" of a log the reader read)
+    with io.StringIO(decoded(data), newline="") as f:
+        reader = csv.reader(f)
         try:
-            values = np.array([[plain_float(row[i]) for i in index] for row in body])
-        except (ValueError, IndexError):
-            line = lines[next(k for k, row in enumerate(body) if not _numbers(row, index))]
-            raise DataError(f"{label}: wrench: line {line}: not 6 numbers in columns {', '.join(wanted)}") from None
-        # a bad value named by its line, as the trajectory reader names one of the same file ('row 9' was line 11)
-        _check_wrench_values(values, label, lambda k: f"line {lines[k]}")
-    return values.reshape(-1, 6)
+            rows, lines = [], []        # the rows kept and the line each ends on, as an editor numbers it
+            for row in reader:
+                if row and not row[0].lstrip().startswith("#") and reader.line_num not in drop:
+                    rows.append(row)
+                    lines.append(reader.line_num)
+        except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
+            raise DataError(f"{label}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
+    if not rows:
+        raise DataError(f"{label}: wrench: the file is empty")
+    header = [h.strip() for h in rows[0]]
+    named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
+    if not named:
+        header = [str(k) for k in range(len(rows[0]))]
+    index = []
+    for name in wanted:
+        if name in header:
+            index.append(header.index(name))
+        elif name.isascii() and name.isdigit() and int(name) < len(header):    # not '²', '٣'
+            index.append(int(name))
+        else:
+            raise DataError(f"{label}: wrench: no column {shown(name)} "
+                            f"(columns: {', '.join(map(printable, header))})")
+    body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
+    values, unreadable = np.full((len(body), 6), np.nan), set()
+    for k, row in enumerate(body):
+        if _numbers(row, index):
+            values[k] = [plain_float(row[i]) for i in index]
+        else:                               # refused or dropped below, with the rows of damaged values
+            unreadable.add(k)
+    # a bad value named by its line, as the trajectory reader names one of the same file ('row 9' was line 11)
+    return _checked_wrench_values(values, label, np.array(lines, int), "line", skip_bad_rows, unreadable,
+                                  f"not 6 numbers in columns {', '.join(wanted)}")
 
 
-# The largest wrench value taken (N, N·m): the bound the trajectory reader sets the joint torques
-# (ABSURD_BOUNDS['tau']). Beyond it a value is a unit or a scaling error; near 1e308 the low-pass filter overflowed
-# and the fit's own check then said "loaded: wrench values: non-finite value nan", no file named.
-MAX_WRENCH = ABSURD_BOUNDS["tau"]
+MAX_WRENCH = ABSURD_BOUNDS["tau"]                    # N, N·m: a wrench value beyond it is refused, as a torque
 
 
-def _check_wrench_values(values, label, where):
-    """Refuse a wrench (S, 6) holding a value that is not finite or beyond ±:data:`MAX_WRENCH`, naming ``label`` (the
-    file or log) and the sample (``where(k)``: 'line 12' of a CSV, 'row 11' of an array)."""
-    bad = ~(np.abs(values) <= MAX_WRENCH)            # NaN compares False
-    if bad.any():
-        k, j = (int(x) for x in np.argwhere(bad)[0])
+def _checked_wrench_values(values, label, where, unit, skip_bad_rows, unreadable=(), unread=""):
+    """``(values, [])`` when no value of the wrench (S, 6) is damaged (not finite, beyond ±:data:`MAX_WRENCH`) and no
+    row is ``unreadable`` (the rows not numbers, NaN in ``values``; ``unread`` says why); else, with ``skip_bad_rows``,
+    the values without those rows and ``[(k, (where[k], reason))]`` for each, or without it a refusal of the first,
+    naming ``label`` and the sample (``unit`` ``where[k]``: 'line 12' of a CSV, 'row 11' of an array)."""
+    bad = ~(np.abs(values) <= MAX_WRENCH)            # NaN compares False (an unreadable row's too)
+    reasons = {}
+    for k, j in np.argwhere(bad):                   # in file order
+        k, j = int(k), int(j)
+        if k in reasons:
+            continue
         v = float(values[k, j])
-        what = "not finite" if not np.isfinite(v) else f"{v:.6g} is beyond ±{MAX_WRENCH:g} (N, N·m): check the units"
-        raise DataError(f"{label}: wrench: {where(k)}: {_COMPONENTS[j]}: {what}")
+        what = "not 6 numbers" if k in unreadable else ("NaN" if np.isnan(v) else "infinite") \
+            if not np.isfinite(v) else f"{v:.6g} is beyond ±{MAX_WRENCH:g} (N, N·m): check the units"
+        if not skip_bad_rows:
+            problem = unread if k in unreadable else \
+                f"{_COMPONENTS[j]}: {'not finite' if not np.isfinite(v) else what}"
+            raise DataError(f"{label}: wrench: {unit} {where[k]}: {problem}")
+        reasons[k] = f"wrench: {what}" if k in unreadable else f"wrench {_COMPONENTS[j]}: {what.split(' (', 1)[0]}"
+    dropped = sorted(reasons)
+    return np.delete(values, dropped, axis=0), [(k, (int(where[k]), reasons[k])) for k in dropped]
 
 
 _COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
@@ -263,7 +323,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
                                 f"got {w.shape}")
-            _check_wrench_values(w, item.source, lambda row: f"row {row}")
+            _checked_wrench_values(w, item.source, np.arange(len(w)), "row", skip_bad_rows=False)
             check_joints(item, robot)
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
