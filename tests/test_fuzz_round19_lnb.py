@@ -152,7 +152,7 @@ def test_operation_count_is_the_equations_own():
 # -- 2. a deprecated call in a test fails, unless the test checks the warning ---------------------------------------
 def test_a_deprecated_call_in_a_test_is_an_error():
     """pyproject's filter silenced every deprecated call form, so tests kept calling ``base.inverse_dynamics(p_base,
-    …)`` unseen; now only the robot-first dynamics (CONTRACT.md's example, kept working on purpose) are silent."""
+    …)`` unseen; now only the robot-first dynamics (the documented form, kept on purpose) are silent."""
     robot = bp.load_robot(PLANAR)
     base = bp.find_base_parameters(robot)
     p = np.linspace(0.1, 1.0, len(base.standard_names))

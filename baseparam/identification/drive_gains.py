@@ -17,12 +17,14 @@ loaded and an unloaded log to 1.6 %, and 6–19 % above the published identified
 from __future__ import annotations
 
 import dataclasses
+from numbers import Integral
 
 import numpy as np
 
 from .._checks import counted
 from .._numbers import real_array
-from .._validation import check_allocation
+from .._validation import (check_allocation, check_field_kinds, check_field_shapes, check_finite_fields,
+                           float_fields)
 from ..errors import DataError
 
 __all__ = ["ControllerGains", "controller_gains"]
@@ -47,6 +49,13 @@ class ControllerGains:
     friction: np.ndarray
     rmse: np.ndarray
     n_samples: int
+
+    def __post_init__(self):
+        # a public class (exported with controller_gains): one built by hand is checked here, not in its repr or users
+        check_field_kinds(self, {"n_samples": (Integral, "a whole number of samples")})
+        float_fields(self, ("gains", "friction", "rmse"))
+        check_field_shapes(self, {"gains": ("n_dof",), "friction": ("n_dof", 3), "rmse": ("n_dof",)})
+        check_finite_fields(self, ("gains", "friction", "rmse"))
 
     def __repr__(self):
         return (f"ControllerGains(gains={np.round(self.gains, 4).tolist()} N·m/A, "
