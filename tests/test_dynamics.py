@@ -55,10 +55,26 @@ def seed_of(*parts):
     return sum((i + 1) * ord(ch) for i, ch in enumerate("/".join(parts))) % 2**32
 
 
+# The robots of the oracle comparisons (setup, Lagrange), one object per name and drives for the module: a robot's
+# compiled code (regressor, Newton–Euler, M, C, g, by parameterization) is kept with the object, so a fresh load in
+# each test compiled the same code again (this file alone: 37 s of CPU → 28 s). The code is a function of the
+# description alone and every test still compares it with its own reference at its own states; the tests of
+# compiling (the C loops below) build their own objects. No robot here is called COMPILE_AFTER times: the shared
+# ones stay on the numpy blocks, as fresh ones did.
+_SHARED = {}
+
+
+def shared_robot(name, drives):
+    """robot_named(name), with drives declared (with_drives) if ``drives``: the same object on every call."""
+    key = (name, drives)
+    if key not in _SHARED:
+        robot = robot_named(name)
+        _SHARED[key] = with_drives(robot) if drives else robot
+    return _SHARED[key]
+
+
 def setup(name, parameters, n_samples=8, drives=False):
-    robot = robot_named(name)
-    if drives:
-        robot = with_drives(robot)
+    robot = shared_robot(name, drives)
     rng = np.random.default_rng(seed_of(name, parameters, str(drives)))
     p, bodies, dr = random_parameters(robot, parameters, rng)
     q, qd, qdd = random_states(robot, n_samples, rng)
@@ -250,9 +266,7 @@ def check_lagrange(robot, parameters, h5path, rng, tag):
 
 @pytest.mark.parametrize("name,parameters", LAGRANGE_CASES)
 def test_lagrange_from_h5_matches_regressor(name, parameters, tmp_path):
-    robot = robot_named(name)
-    if name in ("ppr", "panda", "dual_arm_torso", "puma560"):
-        robot = with_drives(robot)             # IA columns are in L too
+    robot = shared_robot(name, name in ("ppr", "panda", "dual_arm_torso", "puma560"))   # drives: IA columns in L
     check_lagrange(robot, parameters, tmp_path / "z.h5", np.random.default_rng(seed_of(name, parameters)),
                    f"{name} [{parameters}]")
 
