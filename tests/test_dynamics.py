@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from conftest import ROBOT_FILES
+import random_bodies
 from random_bodies import (CUSTOM, Energies, assert_close, base_parameters, check_body, custom_robot, random_body,
                            random_parameters, random_states, robots, standard_names, with_drives, with_gravity)
 
@@ -37,6 +38,9 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
 
 
 # -- robots --------------------------------------------------------------------------------------------------
+FILES = {p.stem: p for p in ROBOT_FILES}
+
+
 def all_robots():
     out = {p.stem: (lambda p=p: bp.load_robot(p)) for p in ROBOT_FILES}
     out.update({name: (lambda n=name: custom_robot(n)) for name in CUSTOM})
@@ -55,22 +59,22 @@ def seed_of(*parts):
     return sum((i + 1) * ord(ch) for i, ch in enumerate("/".join(parts))) % 2**32
 
 
-# The robots of the oracle comparisons (setup, Lagrange), one object per name and drives for the module: a robot's
-# compiled code (regressor, Newton–Euler, M, C, g, by parameterization) is kept with the object, so a fresh load in
-# each test compiled the same code again (this file alone: 37 s of CPU → 28 s). The code is a function of the
-# description alone and every test still compares it with its own reference at its own states; the tests of
-# compiling (the C loops below) build their own objects. No robot here is called COMPILE_AFTER times: the shared
-# ones stay on the numpy blocks, as fresh ones did.
-_SHARED = {}
+# The robots of the oracle comparisons (setup, Lagrange): one object per name and drives, so that a robot's compiled
+# code is built once, not in every test (random_bodies.shared_robot; this file alone: 37 s of CPU → 28 s). Every test
+# still compares the code with its own reference at its own states; the tests of compiling (the C loops below) build
+# their own objects. No robot here is called COMPILE_AFTER times: the shared ones stay on the numpy blocks, as fresh
+# ones did.
+_CUSTOM_SHARED = {}
 
 
 def shared_robot(name, drives):
     """robot_named(name), with drives declared (with_drives) if ``drives``: the same object on every call."""
-    key = (name, drives)
-    if key not in _SHARED:
+    if name in FILES:
+        return random_bodies.shared_robot(FILES[name], drives)
+    if (name, drives) not in _CUSTOM_SHARED:
         robot = robot_named(name)
-        _SHARED[key] = with_drives(robot) if drives else robot
-    return _SHARED[key]
+        _CUSTOM_SHARED[name, drives] = with_drives(robot) if drives else robot
+    return _CUSTOM_SHARED[name, drives]
 
 
 def setup(name, parameters, n_samples=8, drives=False):
