@@ -141,6 +141,18 @@ def with_drives(robot, pattern=(("IA", "FV", "FC", "FO"), ("FV",), (), ("IA",), 
 
 
 @functools.cache
+def shared_robot(path, drives=False):
+    """``bp.load_robot(path)`` (``with_drives`` of it if ``drives``), one object per file and drives in a test session.
+
+    A robot's compiled code (regressors, Newton–Euler, M, C, g, per parameterization) is kept with the robot object:
+    tests comparing the dynamics of a robot file with their own references (test_dynamics, test_dynamics_pinocchio)
+    each loading the file again compiled the same code again, most of their CPU time. The code is a function of
+    the description alone; tests of compiling itself (C loops, caches) build robot objects of their own."""
+    robot = bp.load_robot(path)
+    return with_drives(robot) if drives else robot
+
+
+@functools.cache
 def base_parameters(robot, parameters):
     """bp.find_base_parameters, once per robot and parameterization in a test session (it is deterministic;
     robots here declare drives with booleans only, so equal robots have equal columns)."""

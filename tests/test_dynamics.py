@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from conftest import ROBOT_FILES
+import random_bodies
 from random_bodies import (CUSTOM, Energies, assert_close, base_parameters, check_body, custom_robot, random_body,
                            random_parameters, random_states, robots, standard_names, with_drives, with_gravity)
 
@@ -37,6 +38,9 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
 
 
 # -- robots --------------------------------------------------------------------------------------------------
+FILES = {p.stem: p for p in ROBOT_FILES}
+
+
 def all_robots():
     out = {p.stem: (lambda p=p: bp.load_robot(p)) for p in ROBOT_FILES}
     out.update({name: (lambda n=name: custom_robot(n)) for name in CUSTOM})
@@ -55,10 +59,26 @@ def seed_of(*parts):
     return sum((i + 1) * ord(ch) for i, ch in enumerate("/".join(parts))) % 2**32
 
 
+# The robots of the oracle comparisons (setup, Lagrange): one object per name and drives, so that a robot's compiled
+# code is built once, not in every test (random_bodies.shared_robot; this file alone: 37 s of CPU → 28 s). Every test
+# still compares the code with its own reference at its own states; the tests of compiling (the C loops below) build
+# their own objects. No robot here is called COMPILE_AFTER times: the shared ones stay on the numpy blocks, as fresh
+# ones did.
+_CUSTOM_SHARED = {}
+
+
+def shared_robot(name, drives):
+    """robot_named(name), with drives declared (with_drives) if ``drives``: the same object on every call."""
+    if name in FILES:
+        return random_bodies.shared_robot(FILES[name], drives)
+    if (name, drives) not in _CUSTOM_SHARED:
+        robot = robot_named(name)
+        _CUSTOM_SHARED[name, drives] = with_drives(robot) if drives else robot
+    return _CUSTOM_SHARED[name, drives]
+
+
 def setup(name, parameters, n_samples=8, drives=False):
-    robot = robot_named(name)
-    if drives:
-        robot = with_drives(robot)
+    robot = shared_robot(name, drives)
     rng = np.random.default_rng(seed_of(name, parameters, str(drives)))
     p, bodies, dr = random_parameters(robot, parameters, rng)
     q, qd, qdd = random_states(robot, n_samples, rng)
@@ -251,9 +271,7 @@ def check_lagrange(robot, parameters, h5path, rng, tag):
 
 @pytest.mark.parametrize("name,parameters", LAGRANGE_CASES)
 def test_lagrange_from_h5_matches_regressor(name, parameters, tmp_path):
-    robot = robot_named(name)
-    if name in ("ppr", "panda", "dual_arm_torso", "puma560"):
-        robot = with_drives(robot)             # IA columns are in L too
+    robot = shared_robot(name, name in ("ppr", "panda", "dual_arm_torso", "puma560"))   # drives: IA columns in L
     check_lagrange(robot, parameters, tmp_path / "z.h5", np.random.default_rng(seed_of(name, parameters)),
                    f"{name} [{parameters}]")
 

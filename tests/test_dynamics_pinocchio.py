@@ -23,7 +23,7 @@ import baseparam as bp  # noqa: E402
 from conftest import ROBOT_FILES  # noqa: E402
 from pin_model import PinReference, Reference  # noqa: E402
 from random_bodies import (CUSTOM, assert_close, base_parameters, custom_robot, depth_first, random_parameters,  # noqa: E402
-                           random_states, robots, with_drives)
+                           random_states, robots, shared_robot, with_drives)
 
 RTOL = 1e-10
 PARAMS = ["pseudo", "khalil"]
@@ -85,9 +85,7 @@ def _seed(*parts):
 @pytest.mark.parametrize("parameters", PARAMS)
 @pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
 def test_robot_files_match_pinocchio(path, parameters, drives):
-    robot = bp.load_robot(path)
-    if drives:
-        robot = with_drives(robot)
+    robot = shared_robot(path, drives)          # its compiled code shared with the other tests of the file's dynamics
     rng = np.random.default_rng(_seed(path.stem, parameters, str(drives)))
     check_against_pinocchio(robot, parameters, rng, f"{path.stem} [{parameters}{', drives' if drives else ''}]")
 
@@ -95,7 +93,7 @@ def test_robot_files_match_pinocchio(path, parameters, drives):
 @pytest.mark.parametrize("parameters", PARAMS)
 @pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
 def test_regressor_columns_match_pinocchio(path, parameters):
-    robot = with_drives(bp.load_robot(path))
+    robot = shared_robot(path, drives=True)
     check_regressor_columns(robot, parameters, np.random.default_rng(_seed(path.stem, parameters)),
                             f"{path.stem} [{parameters}]")
 

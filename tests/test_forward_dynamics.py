@@ -29,7 +29,7 @@ import baseparam as bp  # noqa: E402
 from conftest import DATA, ROBOT_FILES, ROOT, interrupted_calls, needs_data  # noqa: E402
 from pin_model import PinReference  # noqa: E402
 from random_bodies import (assert_close, base_parameters, custom_robot, general_robots, link_vector,  # noqa: E402
-                           random_body, random_parameters, random_states, robots, with_drives)
+                           random_body, random_parameters, random_states, robots, shared_robot, with_drives)
 
 RTOL = 1e-9
 PARAMS = ["pseudo", "khalil"]
@@ -85,9 +85,7 @@ def _seed(*parts):
 @pytest.mark.parametrize("drives", [False, True], ids=["plain", "drives"])
 @pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
 def test_robot_files_match_pinocchio(path, drives, base):
-    robot = bp.load_robot(path)
-    if drives:
-        robot = with_drives(robot)
+    robot = shared_robot(path, drives)          # its inverse dynamics compiled once with the other files' tests
     if base == "floating":
         robot = floating(robot)
     parameters = PARAMS[len(path.stem) % 2]
