@@ -48,3 +48,25 @@ def test_yaml_nested_a_little_too_deep_still_names_its_field():
     """Between the field bound (32) and the parse bound (64) the message names the field, as before."""
     with pytest.raises(bp.RobotDescriptionError, match=r"gravity\[1\]\[1\].*: nested too deeply"):
         bp.parse_robot(ROBOT.replace("gravity: [0, 0, -9.81]", "gravity: " + "[" * 40 + "0" + "]" * 40))
+
+
+def _list_parquet(path, columns, rows=20):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pa.table({name: [[0.5, 1.5]] * rows for name in columns}), path)
+    return path
+
+
+@pytest.mark.parametrize("columns_map", [None, {"t": "nope"}])
+def test_parquet_column_names_listed_escaped_and_bounded(tmp_path, columns_map):
+    """A Parquet file without the fields asked for is refused listing its columns: they were joined raw, so a column
+    named with a newline forged a line of the output, and 5 000 columns made a 40 kB line. They are now listed as the
+    NPZ reader lists its keys: escaped, the first twelve and the count."""
+    forged = _list_parquet(tmp_path / "forged.parquet", ["q\nbaseparam: forged", "qd"])
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(forged, columns=columns_map)
+    assert "\n" not in str(err.value) and "q\\nbaseparam: forged" in str(err.value)
+    wide = _list_parquet(tmp_path / "wide.parquet", [f"c{k}" for k in range(2_000)], rows=1)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(wide, columns=columns_map)
+    assert len(str(err.value)) < 400 and "(2000 in all)" in str(err.value)

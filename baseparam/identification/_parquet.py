@@ -102,7 +102,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                               skip_bad_rows=skip_bad_rows, n_dof=n_dof, source=source)
     present = schema.names
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
-                            thing="column", listing=", ".join(present),
+                            thing="column", listing=shown_names(present),     # escaped and bounded
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
