@@ -70,3 +70,109 @@ def test_parquet_column_names_listed_escaped_and_bounded(tmp_path, columns_map):
     with pytest.raises(bp.DataError) as err:
         bp.read_trajectory(wide, columns=columns_map)
     assert len(str(err.value)) < 400 and "(2000 in all)" in str(err.value)
+
+
+# --- ROS 2 bags with sqlite3 storage
+
+NAMES = ["shoulder", "elbow", "wrist"]
+
+
+@pytest.fixture(scope="module")
+def sqlite_bag(tmp_path_factory):
+    """A bag folder of 30 JointState messages written by rosbags (sqlite3 storage)."""
+    import numpy as np
+    pytest.importorskip("rosbags")
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+    ts = get_typestore(Stores.ROS2_HUMBLE)
+    T, H, JS = (ts.types[k] for k in ("builtin_interfaces/msg/Time", "std_msgs/msg/Header",
+                                       "sensor_msgs/msg/JointState"))
+    path = tmp_path_factory.mktemp("bags") / "bag"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.SQLITE3) as writer:
+        conn = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(30):
+            ns = 10**9 + k * 10**7
+            msg = JS(header=H(stamp=T(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""), name=NAMES,
+                     position=np.sin(k / 5 + np.arange(3.0)), velocity=np.cos(k / 5 + np.arange(3.0)),
+                     effort=np.arange(3.0) + k)
+            writer.write(conn, ns, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"))
+    return path
+
+
+def _copy(bag, dest):
+    import shutil
+    shutil.copytree(bag, dest)
+    return dest
+
+
+def test_sqlite_bag_in_wal_mode_read_without_writing_beside_it(sqlite_bag, tmp_path):
+    """A storage file left in WAL mode (rosbag2's resilient preset leaves it so, closed cleanly): opened with
+    ``mode=ro`` for the message order and the bomb check, sqlite made ``-wal`` and ``-shm`` files in the bag's folder,
+    and left them there. Read now as rosbags reads it (``immutable``): nothing is written."""
+    import sqlite3
+    bag = _copy(sqlite_bag, tmp_path / "bag")
+    db = sqlite3.connect(bag / "bag.db3")
+    assert db.execute("PRAGMA journal_mode=wal").fetchone() == ("wal",)
+    db.close()
+    before = sorted(p.name for p in bag.iterdir())
+    traj = bp.read_trajectory(bag, joints=NAMES)
+    assert traj.n_samples == 30
+    assert sorted(p.name for p in bag.iterdir()) == before
+
+
+def _interrupted(bag, dest, wal):
+    """A copy of ``bag`` as a recorder killed in a transaction leaves it: its file and the write-ahead log (``wal``)
+    or the hot rollback journal of that transaction."""
+    import shutil
+    import sqlite3
+    work = _copy(bag, dest.with_name(dest.name + "-work"))
+    db = sqlite3.connect(work / "bag.db3", isolation_level=None)
+    db.execute(f"PRAGMA journal_mode={'wal' if wal else 'delete'}")
+    db.execute("PRAGMA cache_size=1")           # pages spill into the file before the commit
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    if not wal:
+        db.execute("BEGIN")
+    db.execute("DELETE FROM messages WHERE id > 10")
+    shutil.copytree(work, dest)                  # the folder as the killed recorder left it
+    db.close()
+    return dest
+
+
+def test_sqlite_bag_with_a_write_ahead_log_refused(sqlite_bag, tmp_path):
+    """A non-empty ``-wal`` holds committed writes the file lacks: rosbags (immutable) read the file alone, so the
+    bag read as 30 messages where sqlite says 10, silently."""
+    bag = _interrupted(sqlite_bag, tmp_path / "bag", wal=True)
+    assert (bag / "bag.db3-wal").stat().st_size > 0
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(bag, joints=NAMES)
+    assert "\n" not in str(err.value) and "bag.db3-wal: sqlite's write-ahead log" in str(err.value)
+
+
+def test_sqlite_bag_with_a_hot_journal_refused(sqlite_bag, tmp_path):
+    """A hot rollback journal: the file may be half written; said as such (was "database disk image is malformed",
+    or a read of the half-written rows)."""
+    bag = _interrupted(sqlite_bag, tmp_path / "bag", wal=False)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(bag, joints=NAMES)
+    assert "\n" not in str(err.value) and "bag.db3-journal: sqlite's journal of a write cut short" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["run?1", "run#1", "run%41"])
+def test_sqlite_bag_path_that_a_uri_would_cut_refused(sqlite_bag, tmp_path, name):
+    """rosbags opens sqlite3 storage as ``file:PATH?immutable=1`` unquoted: ``run?1/run?1.db3`` opened ``run`` beside
+    the folder, ``run%41/…`` the folder ``runA`` — another bag's messages, read as this one's."""
+    import shutil
+    import sqlite3
+    other = _copy(sqlite_bag, tmp_path / "other")                        # another recording: its first 10 messages
+    with sqlite3.connect(other / "bag.db3") as db:
+        db.execute("DELETE FROM messages WHERE id > 10")
+    bag = tmp_path / name
+    bag.mkdir()
+    (bag / "metadata.yaml").write_text((sqlite_bag / "metadata.yaml").read_text().replace("bag.db3", f"'{name}.db3'"))
+    shutil.copy(sqlite_bag / "bag.db3", bag / f"{name}.db3")
+    shutil.copy(other / "bag.db3", tmp_path / "run")
+    (tmp_path / "runA").mkdir()
+    shutil.copy(other / "bag.db3", tmp_path / "runA" / "runA.db3")
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(bag, joints=NAMES)
+    assert "\n" not in str(err.value) and "in the path of sqlite3 storage" in str(err.value)
