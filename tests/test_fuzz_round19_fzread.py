@@ -176,3 +176,24 @@ def test_sqlite_bag_path_that_a_uri_would_cut_refused(sqlite_bag, tmp_path, name
     with pytest.raises(bp.DataError) as err:
         bp.read_trajectory(bag, joints=NAMES)
     assert "\n" not in str(err.value) and "in the path of sqlite3 storage" in str(err.value)
+
+
+# --- floating-base logs
+
+@pytest.mark.parametrize("column", ["t", "q", "tau"])
+def test_floating_parquet_column_held_twice_refused(tmp_path, column):
+    """A floating-base Parquet log with a column twice: pyarrow's KeyError ('Field "q" exists 2 times in schema')
+    came out as an internal error; refused now as the fixed-base reader refuses it, by one shared check."""
+    import numpy as np
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    robot = bp.parse_robot(ROBOT.replace("gravity", "base: floating\ngravity"))
+    S = 12
+    q = np.zeros((S, robot.n_q))
+    q[:, 6] = 1.0                                        # the identity quaternion (x y z w)
+    columns = {"t": pa.array(np.arange(S) / 100.0), "q": pa.array(list(q)),
+               "qd": pa.array(list(np.zeros((S, robot.n_v)))), "tau": pa.array(list(np.zeros((S, robot.n_v))))}
+    path = tmp_path / "float.parquet"
+    pq.write_table(pa.Table.from_arrays([*columns.values(), columns[column]], names=[*columns, column]), path)
+    with pytest.raises(bp.DataError, match=f"column '{column}' appears 2 times"):
+        bp.read_trajectory(path, robot=robot)

@@ -83,11 +83,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
         raise DataError(f"{source}: no rows")
-    counts = Counter(schema.names)      # once: schema.names builds a new list at each call
-    twice = sorted(name for name, n in counts.items() if n > 1)
-    if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
-        raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
-                        "give each column one name")
+    refuse_repeated_columns(schema, source)
     lists = [f.name for f in schema if list_type(pa, f.type)]
     bound_values(chunks, source, None, MAX_VALUES * 4)
     if not lists:
@@ -148,6 +144,16 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def refuse_repeated_columns(schema, source):
+    """DataError naming a column the Parquet ``schema`` holds twice or more: which one is meant would be a guess, and
+    pyarrow refuses to pick, with a KeyError (the floating-base reader's was an internal error)."""
+    counts = Counter(schema.names)      # once: schema.names builds a new list at each call
+    twice = sorted(name for name, n in counts.items() if n > 1)
+    if twice:
+        raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
+                        "give each column one name")
 
 
 def _read_table(parquet, source, columns=None):
