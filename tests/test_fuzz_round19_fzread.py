@@ -197,3 +197,16 @@ def test_floating_parquet_column_held_twice_refused(tmp_path, column):
     pq.write_table(pa.Table.from_arrays([*columns.values(), columns[column]], names=[*columns, column]), path)
     with pytest.raises(bp.DataError, match=f"column '{column}' appears 2 times"):
         bp.read_trajectory(path, robot=robot)
+
+
+def test_parquet_log_that_is_a_link_loop_refused_in_one_line(tmp_path):
+    """A log named .parquet that is a symbolic link to itself: the command line's look for a LeRobot dataset's
+    meta/info.json (Path.resolve) raised RuntimeError "Symlink loop", an internal error (exit 1)."""
+    from conftest import run_in_process
+    robot = tmp_path / "arm.yaml"
+    robot.write_text(ROBOT, encoding="utf-8")
+    loop = tmp_path / "log.parquet"
+    loop.symlink_to(loop)
+    run = run_in_process("identify", str(robot), str(loop))
+    assert run.returncode == 2
+    assert len(run.stderr.strip().splitlines()) == 1 and "log.parquet" in run.stderr

@@ -282,7 +282,9 @@ def lerobot_info(path):
     meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
     renamed the joints of every Parquet file below it. Outside the layout the file is read alone. The command line
     protects this file as one of a run's inputs: ``--json ROOT/meta/info.json`` replaced the dataset's metadata."""
-    chunk = Path(path).resolve().parent
+    # realpath, not Path.resolve: a link that loops is no LeRobot file, and resolve raised RuntimeError on it (Python
+    # 3.11), an internal error of every command given one as a log
+    chunk = Path(os.path.realpath(path)).parent
     if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
         return chunk.parent.parent / "meta" / "info.json"
     return None
