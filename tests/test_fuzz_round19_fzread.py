@@ -210,3 +210,28 @@ def test_parquet_log_that_is_a_link_loop_refused_in_one_line(tmp_path):
     run = run_in_process("identify", str(robot), str(loop))
     assert run.returncode == 2
     assert len(run.stderr.strip().splitlines()) == 1 and "log.parquet" in run.stderr
+
+
+# --- wrench logs (payload --wrench)
+
+def _wrench_csv(path, header="t,q1,fx,fy,fz,mx,my,mz"):
+    import numpy as np
+    rows = np.column_stack([np.arange(20) / 100.0, np.zeros(20), np.random.default_rng(0).normal(size=(20, 6))])
+    path.write_text(header + "\n" + "\n".join(",".join(map(repr, row)) for row in rows.tolist()) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("names", ["2,2,2,2,2,2", "fx,fy,fz,mx,my,2", "fx,fy,fz,fx,fy,fz"])
+def test_wrench_components_given_one_column_refused(tmp_path, names):
+    """Two of the six components named to one column ('2,2,2,2,2,2', or 'fx' and its number): one measured value was
+    fitted as several components of the wrench, without a word."""
+    from baseparam.identification.payload_wrench import read_wrench
+    with pytest.raises(bp.SettingsError, match="given one column"):
+        read_wrench(_wrench_csv(tmp_path / "w.csv"), names)
+
+
+def test_wrench_column_named_twice_in_the_header_refused(tmp_path):
+    """A header naming 'fx' twice: the first was taken, a guess."""
+    from baseparam.identification.payload_wrench import read_wrench
+    with pytest.raises(bp.DataError, match="column 'fx' appears 2 times"):
+        read_wrench(_wrench_csv(tmp_path / "w.csv", "t,fx,fx,fy,fz,mx,my,mz"), "fx,fy,fz,mx,my,mz")
