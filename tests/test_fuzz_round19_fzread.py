@@ -235,3 +235,19 @@ def test_wrench_column_named_twice_in_the_header_refused(tmp_path):
     from baseparam.identification.payload_wrench import read_wrench
     with pytest.raises(bp.DataError, match="column 'fx' appears 2 times"):
         read_wrench(_wrench_csv(tmp_path / "w.csv", "t,fx,fx,fy,fz,mx,my,mz"), "fx,fy,fz,mx,my,mz")
+
+
+# --- column maps of Parquet, NPZ and bag logs
+
+@pytest.mark.parametrize("ext, columns", [(".parquet", {"qd": "q"}), (".npz", {"qd": "q"}),
+                                          (".mcap", {"qd": "position"}), (".mcap", {"tau": "position"})])
+def test_column_map_taking_one_source_for_two_fields_refused(tmp_path, ext, columns):
+    """A CSV's column map refuses one column for two fields ("column 1 is used for both q1 and qd1"); Parquet, NPZ and
+    bag logs read the map ``qd=q`` as velocities equal to the positions, without a word."""
+    import numpy as np
+    t = np.arange(20) / 100.0
+    q = np.column_stack([np.sin(t), np.cos(t)])
+    path = tmp_path / f"log{ext}"
+    bp.write_trajectory(bp.Trajectory(t, q, tau=q + 1, qd=-q), path, joint_names=["a", "b"])
+    with pytest.raises(bp.DataError, match="is used for both"):
+        bp.read_trajectory(path, columns=columns)
