@@ -190,6 +190,10 @@ def check_bag_folder(path, source, named, types=()):
         data = read_bounded(name, _MAX_METADATA, where, DataError, "a bag's metadata.yaml", unreadable=OSError)
     except OSError:
         return None
+    from ..model._yaml_text import _MAX_PARSED_DEPTH, nested_too_deeply
+    if nested_too_deeply(data):         # before ruamel's parse (here and rosbags'), whose time grows with the nesting
+        raise DataError(f"{where}: nested too deeply (collections more than {_MAX_PARSED_DEPTH} levels deep); a "
+                        "recorder's metadata.yaml nests a few")
     try:
         with warnings.catch_warnings():     # ruamel's own (a repeated anchor): said once, by the reader's parse
             warnings.simplefilter("ignore")
