@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -189,6 +190,10 @@ def check_bag_folder(path, source, named, types=()):
         data = read_bounded(name, _MAX_METADATA, where, DataError, "a bag's metadata.yaml", unreadable=OSError)
     except OSError:
         return None
+    from ..model._yaml_text import _MAX_PARSED_DEPTH, nested_too_deeply
+    if nested_too_deeply(data):         # before ruamel's parse (here and rosbags'), whose time grows with the nesting
+        raise DataError(f"{where}: nested too deeply (collections more than {_MAX_PARSED_DEPTH} levels deep); a "
+                        "recorder's metadata.yaml nests a few")
     try:
         with warnings.catch_warnings():     # ruamel's own (a repeated anchor): said once, by the reader's parse
             warnings.simplefilter("ignore")
@@ -202,6 +207,7 @@ def check_bag_folder(path, source, named, types=()):
         return None
     _check_metadata(info, f"{source}/metadata.yaml")
     names = list(info.get("relative_file_paths") or ())       # a list of names (_check_metadata)
+    mode = str(info.get("compression_mode") or "").lower()
     if info.get("files") is not None:
         # a reader would iterate what it is given (a string's letters)
         check_instance(info["files"], f"{source}/metadata.yaml: files", list, "a list", error=DataError)
@@ -214,7 +220,8 @@ def check_bag_folder(path, source, named, types=()):
             raise DataError(f"{source}: metadata.yaml lists {_one_line(repr(name))[:200]}, outside the bag folder; "
                             "a bag's files are read from its own folder only")
         refuse_special(target, DataError, f"{source}/{_one_line(name)[:200]}")
-    mode = str(info.get("compression_mode") or "").lower()
+        if name.endswith(".db3") or info.get("storage_identifier") == "sqlite3":
+            _check_sqlite_storage(os.path.join(path, name), f"{source}/{_one_line(name)[:200]}", opened=mode != "file")
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
@@ -284,7 +291,7 @@ def _check_compressed_messages(path, source, named, types):
 
     import zstandard
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = _read_only(path)
     except sqlite3.Error:
         return
     # the types read as _wanted matches them: 'nav_msgs/Odometry' stands for rosbag2's 'nav_msgs/msg/Odometry'
@@ -308,6 +315,49 @@ def _check_compressed_messages(path, source, named, types):
         return
     finally:
         db.close()
+
+
+def _read_only(path):
+    """An sqlite3 storage file opened as rosbags reads it: read only and ``immutable``, so that nothing is written
+    beside it (a file left in WAL mode, as rosbag2's resilient preset leaves it, had ``-wal`` and ``-shm`` files made
+    in the bag's folder by ``mode=ro``, and a hot journal would have been rolled back into the file) and the rows seen
+    are those rosbags reads; its name quoted in the URI (a '?' or '#' in a folder's name cut the path short there)."""
+    import sqlite3
+    from urllib.parse import quote
+    return sqlite3.connect(f"file:{quote(os.fspath(path))}?immutable=1", uri=True)
+
+
+# The first bytes of an sqlite rollback journal that still has to be played back (a hot journal)
+_HOT_JOURNAL = bytes.fromhex("d9d505f920a163d7")
+
+
+def _check_sqlite_storage(path, where, opened=True):
+    """DataError when sqlite3 storage ``path`` (as rosbags names it: the folder as given, joined with the file's name)
+    cannot be read as it is, alone: rosbags opens it (``opened``; not a compressed file, unpacked elsewhere) as
+    ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in it opened another file (``bag?1/bag?1.db3`` read a
+    file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``); or
+    a non-empty write-ahead log or a hot rollback journal lies beside it (a recording not closed): its last writes are
+    not in the file, which rosbags reads alone (``immutable``), and merging them writes in the bag's folder, which a
+    reader does not do. ``where`` names the file in the message."""
+    cut = re.search(r"[?#]|%[0-9A-Fa-f]{2}", os.fspath(path)) if opened else None
+    if cut is not None:
+        raise DataError(f"{where}: {shown(cut.group())} in the path of sqlite3 storage: rosbags opens it through a URI "
+                        "that this cuts short or changes (another file would be read); rename the folder or file")
+    log = f"{path}-wal"
+    with contextlib.suppress(OSError):
+        if os.lstat(log).st_size > 0:
+            raise DataError(f"{where}-wal: sqlite's write-ahead log of a recording not closed, holding writes "
+                            f"{os.path.basename(where)} lacks; merge it in a copy of the folder (sqlite3 "
+                            "COPY/FILE.db3 'PRAGMA wal_checkpoint') and read the copy")
+    with contextlib.suppress(OSError), open(f"{path}-journal", "rb", opener=_no_follow) as journal:
+        if journal.read(len(_HOT_JOURNAL)) == _HOT_JOURNAL:
+            raise DataError(f"{where}-journal: sqlite's journal of a write cut short ({os.path.basename(where)} may be "
+                            "half written); roll it back in a copy of the folder (sqlite3 COPY/FILE.db3 'PRAGMA "
+                            "integrity_check') and read the copy")
+
+
+def _no_follow(name, flags):
+    return os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)
 
 
 def _refuse_bomb(decompressor, packed, where):
@@ -448,7 +498,7 @@ def _file_ranks(files, counts):
              f"WHERE topics.name IN ({', '.join('?' * len(topics))}) ORDER BY messages.id")
     for name in files:
         try:
-            db = sqlite3.connect(f"file:{name}?mode=ro", uri=True)
+            db = _read_only(name)
             try:
                 for topic, stamp in db.execute(query, topics):
                     stamps.setdefault(topic, []).append(stamp)

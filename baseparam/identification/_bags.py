@@ -48,7 +48,8 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, decode_rows
-from ._columns import _check_fields, _normalize_map, matched_joints, shown_names, torque_excluded
+from ._columns import (_check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_names,
+                       torque_excluded)
 from .._validation import check_option, comma_list
 from ._record import CLOCKS, MAX_VALUES, _one_line
 from ._rows import _finish, _Table, _time_problems
@@ -167,6 +168,7 @@ def _field_map(columns, source):
                             f"or effort) or TOPIC:FIELD (a field of another topic's messages, e.g. "
                             f"/motor_currents:data), got {shown(entry)}")
         fields[field] = entry[0]
+    refuse_shared_sources(source, fields, "JointState field")
     return fields
 
 

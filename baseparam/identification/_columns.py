@@ -273,4 +273,18 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
         if field not in chosen:
             raise DataError(f"{source}: field {field}: no {thing} (looked for {looked_for(field)}; the file has "
                             f"{listing}); name it with columns={{'{field}': {placeholder}}}")
+    refuse_shared_sources(source, chosen, thing)
     return chosen
+
+
+def refuse_shared_sources(source, chosen, thing):
+    """DataError when two fields of ``chosen`` ({field: source name}) take one source, as a CSV's column map refuses
+    one column for two fields: a map ``qd=q`` read the positions as the velocities, without a word (Parquet, NPZ, HDF5,
+    a bag's JointState fields); ``thing`` names the source in the message."""
+    owner = {}
+    for field, name in chosen.items():
+        if name in owner:
+            shown_source = f"{name[0]}:{name[1]}" if isinstance(name, tuple) else name
+            raise DataError(f"{source}: column map: {thing} {shown(printable(shown_source))} is used for both "
+                            f"{owner[name]} and {field}")
+        owner[name] = field

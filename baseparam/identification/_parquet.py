@@ -83,11 +83,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
         raise DataError(f"{source}: no rows")
-    counts = Counter(schema.names)      # once: schema.names builds a new list at each call
-    twice = sorted(name for name, n in counts.items() if n > 1)
-    if twice:       # which of the two is meant would be a guess (pyarrow refuses to pick, with a KeyError)
-        raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
-                        "give each column one name")
+    refuse_repeated_columns(schema, source)
     lists = [f.name for f in schema if list_type(pa, f.type)]
     bound_values(chunks, source, None, MAX_VALUES * 4)
     if not lists:
@@ -103,7 +99,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                               n_dof=n_dof, source=source)
     present = schema.names
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
-                            thing="column", listing=", ".join(present),
+                            thing="column", listing=shown_names(present),     # escaped and bounded
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
@@ -149,6 +145,16 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def refuse_repeated_columns(schema, source):
+    """DataError naming a column the Parquet ``schema`` holds twice or more: which one is meant would be a guess, and
+    pyarrow refuses to pick, with a KeyError (the floating-base reader's was an internal error)."""
+    counts = Counter(schema.names)      # once: schema.names builds a new list at each call
+    twice = sorted(name for name, n in counts.items() if n > 1)
+    if twice:
+        raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
+                        "give each column one name")
 
 
 def _read_table(parquet, source, columns=None):
@@ -298,7 +304,9 @@ def lerobot_info(path):
     meta/info.json up to three folders above was read, so one in a shared folder (/tmp/meta/info.json, anyone's)
     renamed the joints of every Parquet file below it. Outside the layout the file is read alone. The command line
     protects this file as one of a run's inputs: ``--json ROOT/meta/info.json`` replaced the dataset's metadata."""
-    chunk = Path(path).resolve().parent
+    # realpath, not Path.resolve: a link that loops is no LeRobot file, and resolve raised RuntimeError on it (Python
+    # 3.11), an internal error of every command given one as a log
+    chunk = Path(os.path.realpath(path)).parent
     if chunk.parent.name == "data" and re.fullmatch(r"chunk-[0-9]+", chunk.name):
         return chunk.parent.parent / "meta" / "info.json"
     return None

@@ -28,7 +28,7 @@ from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
-                       pyarrow_modules)
+                       pyarrow_modules, refuse_repeated_columns)
 from ._parquet_pages import column_chunks
 from ._record import MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
 
@@ -476,6 +476,7 @@ def _read_floating_parquet(path, robot, names):
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
         parquet = open_parquet(pq, path)
+        refuse_repeated_columns(parquet.schema_arrow, source)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)

@@ -31,6 +31,7 @@ from .._numbers import flat_values, is_whole, plain_float
 from .._checks import counted, read_bounded
 from .._validation import check_input, check_robot, check_robot_states, comma_list, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
+from ._columns import shown_names
 from ._record import ABSURD_BOUNDS, MAX_TEXT_BYTES, _one_line
 
 __all__ = ["read_wrench", "sensor_placement", "wrench_regressor"]
@@ -228,13 +229,20 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
         header = [str(k) for k in range(len(rows[0]))]
     index = []
     for name in wanted:
+        if header.count(name) > 1:      # which of the two is the sensor's would be a guess (the first was taken)
+            raise DataError(f"{label}: wrench: column {shown(name)} appears {header.count(name)} times in the "
+                            "header; give each column one name")
         if name in header:
             index.append(header.index(name))
         elif name.isascii() and name.isdigit() and int(name) < len(header):    # not '²', '٣'
             index.append(int(name))
         else:
-            raise DataError(f"{label}: wrench: no column {shown(name)} "
-                            f"(columns: {', '.join(map(printable, header))})")
+            raise DataError(f"{label}: wrench: no column {shown(name)} (columns: {shown_names(header)})")
+    if len(set(index)) < len(index):    # '10,10,10,10,10,10' fitted one value as all six, without a word
+        twice = next(k for k in index if index.count(k) > 1)
+        given = [part for part, k in zip(("fx", "fy", "fz", "mx", "my", "mz"), index) if k == twice]
+        raise SettingsError(f"wrench: {', '.join(given[:-1])} and {given[-1]} given one column "
+                            f"({shown(header[twice])} of {label}); the six components are six columns")
     body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
     values, unreadable = np.full((len(body), 6), np.nan), set()
     for k, row in enumerate(body):

@@ -14,6 +14,11 @@ from ..errors import printable
 
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
 _MAX_DEPTH = 32
+# Collections nested deeper than this are refused while the document is parsed, before the rest is read: PyYAML's
+# scanner (and libyaml's) costs time in proportion to the nesting at each token, so 100 000 brackets (200 kB) took a
+# minute of CPU, and a 1 MB file minutes, before _check_nodes could refuse them. Above _MAX_DEPTH, so that a document
+# only a little too deep is still refused naming its field.
+_MAX_PARSED_DEPTH = 2 * _MAX_DEPTH
 
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
@@ -34,6 +39,17 @@ class _StrictLoader(yaml.SafeLoader):
     non-specific tag ``!`` as a string, as the YAML specs say (1.1 and 1.2, "non-specific tags": ``! 90`` is
     the text "90"; PyYAML resolved it as if untagged, the number 90)."""
 
+    _nesting = 0        # collections being composed, around the node composed now
+
+    def compose_node(self, parent, index):
+        if self._nesting >= _MAX_PARSED_DEPTH:
+            raise _Invalid("", _too_deep(self.peek_event().start_mark))
+        self._nesting += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._nesting -= 1
+
     def compose_scalar_node(self, anchor):
         if self.peek_event().tag != "!":
             return super().compose_scalar_node(anchor)
@@ -42,6 +58,11 @@ class _StrictLoader(yaml.SafeLoader):
         if anchor is not None:
             self.anchors[anchor] = node
         return node
+
+
+def _too_deep(mark) -> str:
+    return (f"line {mark.line + 1}, column {mark.column + 1}: invalid YAML: nested too deeply (collections more than "
+            f"{_MAX_PARSED_DEPTH} levels deep)")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -117,14 +138,19 @@ def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
 
     A pass over libyaml's events (pure Python without it) that stops once the count passes ``limit``:
     composing a 1 MB document of 20 000 joints takes seconds before its joint count can be refused.
-    A malformed document is left to the full loader, which words its error.
+    A malformed document, or one nested deeper than :data:`_MAX_PARSED_DEPTH`, is left to the full loader, which
+    words its error (and refuses the nesting before it costs time).
     """
     parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     opening, closing = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
         depth, expect_key, in_key, count = 0, False, False, None      # count: the sequence's items, once in it
+        nesting = 0                                                    # of every collection, for the bound
         while parser.check_event():
             event = parser.get_event()
+            nesting += isinstance(event, opening) - isinstance(event, closing)
+            if nesting > _MAX_PARSED_DEPTH:
+                return False
             if count is not None:                 # in the sequence, whose items are at depth 0
                 count += depth == 0 and not isinstance(event, closing)
                 depth += isinstance(event, opening) - isinstance(event, closing)
@@ -141,6 +167,27 @@ def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
             elif depth == 1 and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
                 in_key = expect_key and isinstance(event, yaml.ScalarEvent) and event.value == key
                 expect_key = not expect_key
+        return False
+    except yaml.YAMLError:
+        return False
+    finally:
+        parser.dispose()
+
+
+def nested_too_deeply(text) -> bool:
+    """Whether YAML ``text`` (str or bytes) nests collections more than :data:`_MAX_PARSED_DEPTH` deep: a pass over
+    libyaml's events (pure Python without it) that stops there, for a document another parser reads (a bag's
+    metadata.yaml, by ruamel: 100 000 brackets took it 2.3 s of CPU before its RecursionError). A malformed document
+    is left to that parser (False)."""
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    opening, closing = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    try:
+        nesting = 0
+        while parser.check_event():
+            event = parser.get_event()
+            nesting += isinstance(event, opening) - isinstance(event, closing)
+            if nesting > _MAX_PARSED_DEPTH:
+                return True
         return False
     except yaml.YAMLError:
         return False
