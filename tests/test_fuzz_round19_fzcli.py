@@ -1,0 +1,41 @@
+"""Round 19 (fzcli): the command line's newer commands and options, each class fixed at its root."""
+
+import json
+
+import numpy as np
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT
+
+UR = ROOT / "robots" / "ur10e.yaml"
+
+
+def _moving_wrench_log(tmp_path, wrench):
+    """A CSV log of the UR10e moving every joint (t, q1..q6) with the wrench columns fx..mz: ``wrench`` (S, 6)."""
+    S = len(wrench)
+    t = np.arange(S) * 0.02
+    q = 0.8 * np.sin(np.outer(t, [1.1, 0.7, 1.3, 1.7, 2.3, 2.9]) + np.arange(6))
+    header = ",".join(["t"] + [f"q{j}" for j in range(1, 7)] + ["fx", "fy", "fz", "mx", "my", "mz"])
+    path = tmp_path / "ft.csv"
+    path.write_text(header + "\n" + "\n".join(",".join(repr(float(v)) for v in row)
+                                              for row in np.column_stack([t, q, wrench])) + "\n")
+    return path
+
+
+# --- 1. a fit with no residual at all: the consistent estimate's metric is zero ---
+
+def test_a_wrench_of_zeros_is_no_payload_not_the_solvers_first_feasible_point(tmp_path):
+    """A sensor reading nothing (its columns all 0: unplugged, or the wrong columns named) fits with a residual of
+    exactly 0, hence a covariance of 0, whose pseudo-inverse — the consistent estimate's metric — is 0: the
+    objective vanished and CLARABEL's first feasible point came back, `1.0501 ± 0.0000 kg`, 2.2 kg·m², with the
+    three vendors' formats, exit 0. The data say: no payload."""
+    path = _moving_wrench_log(tmp_path, np.zeros((150, 6)))
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz",
+                                       "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["vendors"] is None and doc["mass"] == 0.0, doc
+    assert np.abs(np.array(doc["inertia"])).max() == 0.0, doc
+    assert "no payload seen" in result.output
