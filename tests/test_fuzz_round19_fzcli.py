@@ -39,3 +39,31 @@ def test_a_wrench_of_zeros_is_no_payload_not_the_solvers_first_feasible_point(tm
     assert doc["vendors"] is None and doc["mass"] == 0.0, doc
     assert np.abs(np.array(doc["inertia"])).max() == 0.0, doc
     assert "no payload seen" in result.output
+
+
+# --- 2. a base parameter the data do not determine: words in the report, not "inf" ---
+
+def test_a_rank_deficient_identification_reports_no_infinity(tmp_path):
+    """A log in which the first joint never moves leaves base parameters undetermined: the report printed
+    "condition number of the base regressor: inf (column-scaled: inf)" and `inf` in the std, rel std and τ std
+    columns of each (the JSON has null there), and the warning "… condition number … is inf (> 1000)"."""
+    import re
+
+    import baseparam as bp
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    t = np.arange(200) * 0.01
+    q = np.column_stack([np.zeros_like(t), np.sin(2 * t), np.cos(3 * t)])
+    qd = np.column_stack([np.zeros_like(t), 2 * np.cos(2 * t), -3 * np.sin(3 * t)])
+    qdd = np.column_stack([np.zeros_like(t), -4 * np.sin(2 * t), -9 * np.cos(3 * t)])
+    p = np.random.default_rng(0).uniform(0.1, 1.0, len(bp.Model(robot).names))     # any bodies will do
+    tau = bp.inverse_dynamics(bp.Model(robot, p), q, qd, qdd)
+    path = tmp_path / "log.csv"
+    np.savetxt(path, np.column_stack([t, q, qd, qdd, tau]), delimiter=",", comments="",
+               header="t,q1,q2,q3,qd1,qd2,qd3,qdd1,qdd2,qdd3,tau1,tau2,tau3")
+    out = tmp_path / "i.json"
+    result = CliRunner().invoke(main, ["identify", str(robot.source_file), str(path), "--cutoff", "none",
+                                       "--rest-velocity", "none", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["condition_number"] is None          # the case: a regressor of lower rank
+    assert "not determined by the data" in result.output and "unbounded" in result.output, result.output
+    assert not re.search(r"(?<![A-Za-z_])(nan|inf)(?![A-Za-z_])", result.output, re.I), result.output
