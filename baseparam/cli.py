@@ -1709,6 +1709,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                      "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
         result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
+        if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
+            _fail(f"{printable(loaded[0])}{' …' if len(loaded) > 1 else ''}: --robot-out: no robot written (payload: "
+                  f"{result._unattachable()})", 2)
         doc = result.to_dict()
         summary = result.summary()
         if found is not None:

@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from baseparam.cli import main
@@ -67,3 +68,37 @@ def test_a_rank_deficient_identification_reports_no_infinity(tmp_path):
     assert json.loads(out.read_text())["condition_number"] is None          # the case: a regressor of lower rank
     assert "not determined by the data" in result.output and "unbounded" in result.output, result.output
     assert not re.search(r"(?<![A-Za-z_])(nan|inf)(?![A-Za-z_])", result.output, re.I), result.output
+
+
+# --- 3. a payload the data do not tell from none is no body to add to the robot ---
+
+def test_robot_out_of_a_payload_not_told_from_none_is_refused(tmp_path):
+    """A sensor's noise alone (no payload): the JSON left the vendors' formats out ("no payload seen") but
+    --robot-out wrote the robot with the noise's body on its last link — its inertia 300× the link's own — exit 0,
+    or, for a centre of mass 7·10⁹ m off, said "Inertia.com: expected 3 finite numbers …", naming no file."""
+    wrench = np.random.default_rng(3).normal(0.0, 0.3, (150, 6))
+    path = _moving_wrench_log(tmp_path, wrench)
+    out, robot = tmp_path / "p.json", tmp_path / "r.yaml"
+    args = ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz", "--json", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert json.loads(out.read_text())["vendors"] is None           # the case: a mass not told from none
+    out.unlink()
+    result = CliRunner().invoke(main, args + ["--robot-out", str(robot)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{path}: --robot-out: no robot written (payload: mass" in result.output, result.output
+    assert "no payload seen" in result.output
+    assert not robot.exists() and not out.exists()
+
+
+def test_attach_refuses_a_payload_not_told_from_none():
+    """The library's `attach`/`robot_text` took what `to_dict` gives no vendor format for."""
+    import baseparam as bp
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+    p = payload_parameters(4e-4, [0.3, 0.0, 0.0], np.eye(3) * 1e-3)
+    result = PayloadResult(mass=4e-4, com=np.array([0.3, 0.0, 0.0]), inertia=np.eye(3) * 1e-3, mass_std=2e-3,
+                           com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p,
+                           covariance=np.zeros((10, 10)), identifiable=[], rank=10, mode="wrench", n_samples=100,
+                           rmse=np.zeros(6))
+    for call in (lambda: result.attach(UR), lambda: result.robot_text(UR, "yaml")):
+        with pytest.raises(bp.DataError, match="not told from none .* no body to attach"):
+            call()
