@@ -24,22 +24,30 @@ def _moving_wrench_log(tmp_path, wrench):
     return path
 
 
-# --- 1. a fit with no residual at all: the consistent estimate's metric is zero ---
+# --- 1. a fit with no residual at all: the consistent estimate's metric is zero; a wrench of zeros ---
 
-def test_a_wrench_of_zeros_is_no_payload_not_the_solvers_first_feasible_point(tmp_path):
-    """A sensor reading nothing (its columns all 0: unplugged, or the wrong columns named) fits with a residual of
-    exactly 0, hence a covariance of 0, whose pseudo-inverse — the consistent estimate's metric — is 0: the
-    objective vanished and CLARABEL's first feasible point came back, `1.0501 ± 0.0000 kg`, 2.2 kg·m², with the
-    three vendors' formats, exit 0. The data say: no payload."""
+def test_a_wrench_of_zeros_is_refused_as_a_dead_sensor(tmp_path):
+    """A sensor reading nothing (its columns all 0: unplugged, or the wrong columns named) gave `1.0501 ± 0.0000 kg`,
+    2.2 kg·m² and the three vendors' formats, exit 0. identify refuses a torque of zeros; the wrench likewise."""
     path = _moving_wrench_log(tmp_path, np.zeros((150, 6)))
-    out = tmp_path / "p.json"
-    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz",
-                                       "--json", str(out)])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(out.read_text())
-    assert doc["vendors"] is None and doc["mass"] == 0.0, doc
-    assert np.abs(np.array(doc["inertia"])).max() == 0.0, doc
-    assert "no payload seen" in result.output
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{path}: --wrench: every value is zero" in result.output and "dead sensor" in result.output
+
+
+def test_the_consistent_payload_nearest_an_exact_fit_is_the_fit_itself():
+    """Why the zeros gave 1.05 kg: a residual of exactly 0 makes the covariance 0 and its pseudo-inverse, the
+    metric of the nearest consistent estimate, 0 too: no objective left, and CLARABEL returned its first feasible
+    point. The nearest consistent point of a consistent estimate is itself, in any metric; of an inconsistent one,
+    with no metric to weigh by, the nearest in plain distance (here: the mass clipped at 0)."""
+    from baseparam.identification._payload_math import _consistent, payload_parameters, pseudo_matrix
+    body = payload_parameters(2.0, [0.03, -0.02, 0.06], np.diag([0.012, 0.010, 0.006]))
+    for p0 in (np.zeros(10), body):
+        assert np.array_equal(_consistent(p0, np.zeros((10, 10))), p0)
+    p0 = np.zeros(10)
+    p0[9] = -1.0                                    # a mass below zero
+    p = _consistent(p0, np.zeros((10, 10)))
+    assert np.abs(p).max() < 1e-4 and np.linalg.eigvalsh(pseudo_matrix(p)).min() > -1e-9, p
 
 
 # --- 2. a base parameter the data do not determine: words in the report, not "inf" ---

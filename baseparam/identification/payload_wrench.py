@@ -211,6 +211,11 @@ def _check_wrench_values(values, label, where):
         v = float(values[k, j])
         what = "not finite" if not np.isfinite(v) else f"{v:.6g} is beyond ±{MAX_WRENCH:g} (N, N·m): check the units"
         raise DataError(f"{label}: wrench: {where(k)}: {_COMPONENTS[j]}: {what}")
+    if len(values) and not (values ** 2).any():     # as identify refuses a torque of zeros
+        # a fit of zeros has a residual of exactly 0, a covariance of 0: "no payload seen, 0 ± 0 kg" of a sensor that
+        # measured nothing (before the zero metric was mended: 1.05 kg and 2.2 kg·m², the vendors' formats given)
+        raise DataError(f"{label}: wrench: every value is zero (or its square is) in every sample (a dead sensor or "
+                        "the wrong columns?)")
 
 
 _COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
