@@ -110,3 +110,19 @@ def test_attach_refuses_a_payload_not_told_from_none():
     for call in (lambda: result.attach(UR), lambda: result.robot_text(UR, "yaml")):
         with pytest.raises(bp.DataError, match="not told from none .* no body to attach"):
             call()
+
+
+# --- 4. a floating robot's refusal offers what the command line takes ---
+
+def test_a_homogeneous_route_suggests_a_known_quantity_as_a_flag():
+    """"give a known quantity, e.g. --known mass=total mass in kg or {'M0': base mass}": the second half, the library's
+    dict, untranslated; and no route of the space robot sees M0 ("the base route does not see 'M0'")."""
+    space = ROOT / "robots" / "space_robot.yaml"
+    import baseparam as bp
+    model = bp.Model(bp.load_robot(space))
+    k = np.arange(1, 7)
+    exp = bp.free_floating_experiment(model, np.linspace(0, 4, 81), lambda t, q, qd: np.sin(0.5 * k * t + k), seed=1)
+    with pytest.raises(bp.SettingsError) as raised:
+        bp.identify_floating(model.robot, exp.log, route="base")
+    text = str(raised.value)
+    assert "known={'mass': total mass in kg}" in text and "M0" not in text, text
