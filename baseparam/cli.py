@@ -1544,6 +1544,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close, inputs=inputs):
         robot = load(robot_file)
+        from .model.robot import require_fixed_base
+        require_fixed_base(robot, "excite")     # the library's words name its function, design_excitation
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,

@@ -126,3 +126,14 @@ def test_a_homogeneous_route_suggests_a_known_quantity_as_a_flag():
         bp.identify_floating(model.robot, exp.log, route="base")
     text = str(raised.value)
     assert "known={'mass': total mass in kg}" in text and "M0" not in text, text
+
+
+@pytest.mark.parametrize("extra", [[], ["--payload"]])
+def test_excite_of_a_floating_robot_names_the_command_not_the_library_function(extra):
+    """"… has a floating base (base: floating); design_excitation handles fixed-base robots only" (round 18's left
+    item): the command is excite."""
+    space = str(ROOT / "robots" / "space_robot.yaml")
+    result = CliRunner().invoke(main, ["excite", space, *extra])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{space}: 'space robot (two 3R arms)' has a floating base" in result.output
+    assert "excite handles fixed-base robots only" in result.output and "design_excitation" not in result.output
