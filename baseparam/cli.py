@@ -663,7 +663,7 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_path_kind(exc) or _one_line(exc.format_message()), 2)
+            _fail(_path_kind(exc) or _values_shortened(exc, _one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
         sys.exit(status or 0)
@@ -673,6 +673,18 @@ def _reader_gone(exc):
     """Whether ``exc`` is a write to a pipe whose reader closed it (``baseparam … | head -c1``): EPIPE on a
     stream, no file named, which :func:`_closed_pipe_said` says (inside a command, :func:`_to_stdout` says it)."""
     return isinstance(exc, BrokenPipeError) and exc.filename is None
+
+
+_QUOTED_VALUE = re.compile(r"""'([^'\n]{60})[^'\n]+'|"([^"\n]{60})[^"\n]+\"""")   # shown()'s 60 characters
+
+
+def _values_shortened(exc, message):
+    """click's refusal ``message`` of a value with the value shown as the library shows one (:func:`shown`: its first
+    60 characters, then '…'): `--parameters aaa…` repeated a 3 000-character value in full. A file name is kept
+    whole (it names the file)."""
+    if isinstance(getattr(getattr(exc, "param", None), "type", None), click.Path):
+        return message
+    return _QUOTED_VALUE.sub(lambda m: f"'{m.group(1)}…'" if m.group(1) else f'"{m.group(2)}…"', message)
 
 
 _PATH_KIND = re.compile(r"""^(File|Directory) ('.*'|".*") is a (directory|file)\.$""")

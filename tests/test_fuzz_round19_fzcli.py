@@ -137,3 +137,14 @@ def test_excite_of_a_floating_robot_names_the_command_not_the_library_function(e
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"{space}: 'space robot (two 3R arms)' has a floating base" in result.output
     assert "excite handles fixed-base robots only" in result.output and "design_excitation" not in result.output
+
+
+# --- 5. click's refusal of a value shows it as the library shows one ---
+
+@pytest.mark.parametrize("flag", ["--parameters", "--period", "--starts", "--criterion"])
+def test_a_long_refused_value_is_shown_shortened(flag):
+    """`excite R --parameters aaa…` (3 000 characters) repeated the whole value in click's one line."""
+    value = "a" * 3000
+    result = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), flag, value])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"'{'a' * 60}…'" in result.output and len(result.output) < 300, result.output
