@@ -1703,7 +1703,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 
         def read(path):
             traj = read_trajectory(path, columns=column_map, gains=gain_values, delay=shift, **reading)
-            if traj.skipped:
+            if traj.skipped and wrench_columns is None:     # with a wrench: said once its bad rows are dropped too
                 warn(traj.skipped_summary())
             notes.extend(traj.notes)
             return traj
@@ -1718,9 +1718,16 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         logs = [read(p) for p in loaded]
         if wrench_columns is not None:      # the rows --skip-bad-rows dropped from a log are dropped from its wrench
             from .identification.payload_wrench import read_wrench
-            still = {"wrench": [read_wrench(p, wrench_columns, log.skipped, log.skipped_unit)
-                                for p, log in zip(loaded, logs)],
-                     "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
+            wrenches = []
+            for k, (path, log) in enumerate(zip(loaded, logs)):
+                values = read_wrench(path, wrench_columns, log.skipped, log.skipped_unit, skip_bad_rows)
+                if skip_bad_rows:           # and a row whose wrench is damaged from the log (said with its others)
+                    values, dropped = values
+                    logs[k] = log = _without_rows(log, dropped)
+                if log.skipped:
+                    warn(log.skipped_summary())
+                wrenches.append(values)
+            still = {"wrench": wrenches, "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
         result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
         if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
@@ -1738,6 +1745,21 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         for note in notes:
             _reader_note(note)
     _report(summary, written, json_out == "-")
+
+
+def _without_rows(log, dropped):
+    """``log`` without the samples ``dropped`` lists (``(k, line_or_row, reason)``: the k-th sample, its line or row
+    in the file), which join its ``skipped`` in file order."""
+    if not dropped:
+        return log
+    import dataclasses
+
+    import numpy as np
+    keep = np.setdiff1d(np.arange(log.n_samples), [k for k, _, _ in dropped])
+    fields = {name: getattr(log, name)[keep] for name in ("t", "q", "tau", "qd", "qdd")
+              if getattr(log, name) is not None}
+    skipped = tuple(sorted([*log.skipped, *((where, reason) for _, where, reason in dropped)]))
+    return dataclasses.replace(log, skipped=skipped, **fields)
 
 
 def _controller_gains(paths, column_map, text, reading):

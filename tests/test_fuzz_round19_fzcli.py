@@ -148,3 +148,30 @@ def test_a_long_refused_value_is_shown_shortened(flag):
     result = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), flag, value])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"'{'a' * 60}…'" in result.output and len(result.output) < 300, result.output
+
+
+# --- 6. --skip-bad-rows drops a row whose wrench is damaged, as one whose joint value is ---
+
+def test_skip_bad_rows_drops_a_damaged_wrench_row_as_if_the_file_had_not_held_it(tmp_path):
+    """`payload R ft.csv --wrench … --skip-bad-rows` refused the file for a NaN in fx (round 18's left item): the
+    flag dropped damaged joint values only. The row is dropped now, said with the others, and the payload is the
+    one of the file without that line."""
+    wrench = np.random.default_rng(5).normal(0.0, 0.3, (150, 6)) + [0.0, 0.0, -19.6, 0.0, 0.0, 0.0]
+    whole = _moving_wrench_log(tmp_path, wrench)
+    lines = whole.read_text().splitlines(keepends=True)
+    damaged, short = tmp_path / "damaged.csv", tmp_path / "short.csv"
+    row = lines[40].split(",")
+    row[7] = "nan"                                          # fx of line 41
+    damaged.write_text("".join(lines[:40] + [",".join(row)] + lines[41:]))
+    short.write_text("".join(lines[:40] + lines[41:]))
+    docs = []
+    for path, extra in ((damaged, ["--skip-bad-rows"]), (short, [])):
+        out = tmp_path / f"{path.stem}.json"
+        result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz",
+                                           "--json", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads(out.read_text()))
+    assert docs[0]["parameters"] == docs[1]["parameters"] and docs[0]["n_samples"] == docs[1]["n_samples"]
+    said = CliRunner().invoke(main, ["payload", str(UR), str(damaged), "--wrench", "fx,fy,fz,mx,my,mz",
+                                     "--skip-bad-rows"]).output
+    assert "skipped 1 bad row of 150: line 41 (wrench: fx: not finite)" in said, said

@@ -103,7 +103,7 @@ def check_wrench_log(path):
     return ext
 
 
-def read_wrench(path, names, skipped=(), unit="line"):
+def read_wrench(path, names, skipped=(), unit="line", skip_bad_rows=False):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
     Parameters
@@ -117,10 +117,14 @@ def read_wrench(path, names, skipped=(), unit="line"):
         so the wrench stays one row per sample.
     unit : {'line', 'row'}
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
+    skip_bad_rows : bool
+        Drop the rows holding a value not finite or beyond ±:data:`MAX_WRENCH` instead of refusing the file.
 
     Returns
     -------
     ndarray, shape (S, 6)
+        Or, with ``skip_bad_rows``, ``(values, dropped)``: ``dropped`` lists ``(k, line_or_row, reason)`` of each row
+        dropped, ``k`` its place among the rows read (the trajectory's samples), ``line_or_row`` the file's.
     """
     import csv
     import io
@@ -143,7 +147,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
         if values.ndim != 2 or values.shape[1] != 6:
             raise DataError(f"{label}: wrench: key {shown(names)}: expected an (S, 6) array, got shape {values.shape}")
         # named by the file's row, as the CSV's by its line: not the row's place among those the trajectory kept
-        _check_wrench_values(values, label, lambda k: f"row {rows[k]}")
+        where = [f"row {r}" for r in rows]
     else:
         # as every comma list (comma_list): a separator ending it taken, an empty entry refused naming its place
         wanted = comma_list(str(names), "wrench", error=SettingsError)
@@ -192,8 +196,24 @@ def read_wrench(path, names, skipped=(), unit="line"):
             line = lines[next(k for k, row in enumerate(body) if not _numbers(row, index))]
             raise DataError(f"{label}: wrench: line {line}: not 6 numbers in columns {', '.join(wanted)}") from None
         # a bad value named by its line, as the trajectory reader names one of the same file ('row 9' was line 11)
-        _check_wrench_values(values, label, lambda k: f"line {lines[k]}")
-    return values.reshape(-1, 6)
+        where = [f"line {line}" for line in lines]
+    values = values.reshape(-1, 6)
+    if not skip_bad_rows:
+        _check_wrench_values(values, label, lambda k: where[k])
+        return values
+    # the rows whose wrench is damaged dropped and said, as --skip-bad-rows drops a damaged joint value: refused
+    # before, whatever the flag said
+    bad = ~(np.abs(values) <= MAX_WRENCH).all(axis=1)
+    dropped = [(int(k), int(where[k].split()[1]), f"wrench: {_bad_component(values[k])}") for k in np.flatnonzero(bad)]
+    values = values[~bad]
+    _check_wrench_values(values, label, lambda k: where[np.flatnonzero(~bad)[k]])
+    return values, dropped
+
+
+def _bad_component(row):
+    """'fx: not finite' or 'fz: beyond ±1e+06' for the first bad value of one wrench row (6,)."""
+    j = int(np.flatnonzero(~(np.abs(row) <= MAX_WRENCH))[0])
+    return f"{_COMPONENTS[j]}: {'not finite' if not np.isfinite(row[j]) else f'beyond ±{MAX_WRENCH:g}'}"
 
 
 # The largest wrench value taken (N, N·m): the bound the trajectory reader sets the joint torques
