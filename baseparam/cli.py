@@ -1689,6 +1689,12 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
+        if model_file:      # the same joint types, but another arm, or other frames: the fit and its frame wrong
+            from .model.dh_equivalent import kinematics_mismatch
+            differs = kinematics_mismatch(described, robot)
+            if differs is not None:
+                raise SettingsError(f"--model: {model_file} is not the arm of {robot_file}: {differs} differs (its "
+                                    "bodies are those of ROBOT_FILE's arm, in the same frames)")
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
         reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,

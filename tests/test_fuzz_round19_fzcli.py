@@ -175,3 +175,36 @@ def test_skip_bad_rows_drops_a_damaged_wrench_row_as_if_the_file_had_not_held_it
     said = CliRunner().invoke(main, ["payload", str(UR), str(damaged), "--wrench", "fx,fy,fz,mx,my,mz",
                                      "--skip-bad-rows"]).output
     assert "skipped 1 bad row of 150: line 41 (wrench: fx: not finite)" in said, said
+
+
+# --- 7. payload --model: another arm of the same joint types is not ROBOT_FILE's model ---
+
+def test_a_model_of_another_arm_is_refused_before_the_fit(tmp_path, monkeypatch):
+    """`payload ur10e.yaml LOG --model ur5_robot.urdf` (six revolute joints both): the UR5's geometry and bodies
+    predicted the UR10e's torques, and the payload, in the UR5's last frame, was attached to the UR10e's — exit 0.
+    Only the joint types were compared."""
+    import baseparam.identification.payload as payload
+
+    def fitted(*args, **kwargs):
+        raise AssertionError("fitted with another arm's model")
+
+    monkeypatch.setattr(payload, "identify_payload", fitted)
+    other = tmp_path / "longer.yaml"
+    other.write_text(UR.read_text().replace("d: 0.174", "d: 0.274"))      # the same arm, d4 10 cm longer
+    assert other.read_text() != UR.read_text()
+    log = _moving_wrench_log(tmp_path, np.zeros((40, 6)))
+    result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(other)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"--model: {other} is not the arm of {UR}: joint " in result.output, result.output
+
+
+def test_descriptions_of_one_arm_move_alike():
+    """What --model is documented to take passes: a URDF and its DH equivalent (a base offset between them), the
+    same arm with other bodies; another arm, or the same one with joints turning the other way, does not."""
+    import baseparam as bp
+    from baseparam.model.dh_equivalent import dh_equivalent, dh_robot, kinematics_mismatch
+    urdf = bp.load_robot(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf")
+    assert kinematics_mismatch(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
+    assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
+    ur = bp.load_robot(UR)
+    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "joint 1's axis"
