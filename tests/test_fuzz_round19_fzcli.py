@@ -208,13 +208,3 @@ def test_descriptions_of_one_arm_move_alike():
     assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
     ur = bp.load_robot(UR)
     assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "joint 1's axis"
-
-
-def test_an_empty_contacts_list_is_said_empty(tmp_path):
-    """`contacts: []` was refused as "contacts: expected a list of {link: …}" — a list it is."""
-    import baseparam as bp
-    from baseparam.identification.floating_logs import read_contacts
-    path = tmp_path / "contacts.yaml"
-    path.write_text("contacts: []\n")
-    with pytest.raises(bp.DataError, match=r"contacts: the list is empty; give at least one \{link"):
-        read_contacts(path)

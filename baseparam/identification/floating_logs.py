@@ -335,10 +335,7 @@ def _contact_items(path):
         raise DataError(message.replace("empty description: expected a YAML mapping with at least `joints`",
                                         "empty file: expected contacts: [...]")) from None
     items = doc.get("contacts") if isinstance(doc, dict) else None
-    if isinstance(items, list) and not items:       # a list, which "expected a list of …" denied
-        raise DataError(f"{label}: contacts: the list is empty; give at least one {{link: NAME_OR_NUMBER, "
-                        "xyz: [x, y, z], rpy: [r, p, y]}")
-    if not isinstance(items, list):
+    if not isinstance(items, list) or not items:
         raise DataError(f"{label}: contacts: expected a list of {{link: NAME_OR_NUMBER, xyz: [x, y, z], "
                         "rpy: [r, p, y]}")      # not an f-string: one brace
     if len(items) > MAX_CONTACTS:              # said here, not later by the log reader as its n_contacts
