@@ -1656,6 +1656,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
     if not loaded:
         _fail("no loaded log: give the LOADED files after ROBOT_FILE", 2)
+    from .identification.logs import expand_logs
+    with _one_line_errors(robot_file, inputs=()):      # glob patterns as identify's TRAIN ('runs/*.csv'), sorted
+        loaded = tuple(expand_logs(list(loaded)))
+        unloaded = tuple(expand_logs(list(unloaded), "unloaded")) if unloaded else ()
     inputs = _read_files([robot_file, *loaded, *unloaded] + ([model_file] if model_file else []))
     _refuse_clock_without_bag([*loaded, *unloaded], clock)
     for path, first, role in _given_twice((("loaded", loaded), ("unloaded", unloaded))):

@@ -208,3 +208,17 @@ def test_descriptions_of_one_arm_move_alike():
     assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
     ur = bp.load_robot(UR)
     assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "joint 1's axis"
+
+
+# --- 8. payload takes glob patterns for its logs, as identify does ---
+
+def test_payload_expands_a_pattern_as_identify_does(tmp_path):
+    """`payload R 'runs/*.csv'` was "runs/*.csv: cannot read …" where `identify R 'runs/*.csv'` reads every match
+    (round 18's left item); a pattern that matches nothing is refused as identify refuses it."""
+    wrench = np.random.default_rng(3).normal(0.0, 0.3, (150, 6))
+    _moving_wrench_log(tmp_path, wrench)
+    pattern = str(tmp_path / "f*.csv")
+    result = CliRunner().invoke(main, ["payload", str(UR), pattern, "--wrench", "fx,fy,fz,mx,my,mz"])
+    assert result.exit_code == 0 and "payload (wrench, " in result.output, result.output
+    result = CliRunner().invoke(main, ["payload", str(UR), str(tmp_path / "x*.csv"), "--wrench", "fx,fy,fz,mx,my,mz"])
+    assert result.exit_code == 2 and "x*.csv: no file matches this pattern" in result.output, result.output
