@@ -219,3 +219,12 @@ def test_payload_expands_a_pattern_as_identify_does(tmp_path):
     assert result.exit_code == 0 and "payload (wrench, " in result.output, result.output
     result = CliRunner().invoke(main, ["payload", str(UR), str(tmp_path / "x*.csv"), "--wrench", "fx,fy,fz,mx,my,mz"])
     assert result.exit_code == 2 and "x*.csv: no file matches this pattern" in result.output, result.output
+
+
+def test_a_model_with_a_wrench_is_refused_as_unused():
+    """`payload R ft.csv --wrench … --model M`: the wrench fit uses the kinematics alone; M's bodies went unread, exit
+    0 (the other options the wrench fit does not use, --delay and --rest-velocity, were refused already)."""
+    result = CliRunner().invoke(main, ["payload", str(UR), "ft.csv", "--wrench", "fx,fy,fz,mx,my,mz", "--model",
+                                       str(UR)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "--model: --wrench fits the sensor's wrench with the kinematics alone" in result.output, result.output
