@@ -288,8 +288,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
                                 f"got {w.shape}")
+            check_joints(item, robot)            # a log of another robot said as such first
             _check_wrench_values(w, item.source, lambda row: f"row {row}")
-            check_joints(item, robot)
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)
