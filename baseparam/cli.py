@@ -1657,6 +1657,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
         _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
         _refuse_given({"delay"}, "--wrench fits the sensor's wrench, not the joint torques the delay shifts")
+        # the wrench fit uses the robot's kinematics alone: --model's bodies went unread
+        _refuse_given({"model_file"}, "--wrench fits the sensor's wrench with the kinematics alone (no bodies)")
     if wrench_columns is not None and (static or unloaded):
         other = "--static" if static else "--unloaded"
         _fail(f"--wrench: the sensor's wrench is the payload's alone; leave out {other}", 2)
@@ -1696,6 +1698,12 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                                 f"({''.join(j.type[0].upper() for j in robot.joints)})")
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
+        if model_file:      # the same joint types, but another arm, or other frames: the fit and its frame wrong
+            from .model.dh_equivalent import kinematics_mismatch
+            differs = kinematics_mismatch(described, robot)
+            if differs is not None:
+                raise SettingsError(f"--model: {model_file} is not the arm of {robot_file}: {differs} differs (its "
+                                    "bodies are those of ROBOT_FILE's arm, in the same frames)")
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
         reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,
@@ -1735,6 +1743,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             logs = list(logs)
         result = identify_payload(robot, logs,
                                   unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
+        if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
+            _fail(f"{printable(loaded[0])}{' …' if len(loaded) > 1 else ''}: --robot-out: no robot written (payload: "
+                  f"{result._unattachable()})", 2)
         doc = result.to_dict()
         summary = result.summary()
         if found is not None:

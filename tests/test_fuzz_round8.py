@@ -114,7 +114,7 @@ def test_excitation_of_a_floating_robot_names_the_floating_base(tmp_path):
     limits = tmp_path / "limits.yaml"
     limits.write_text("joints:\n" + "  - {q: [-2, 2], qd: 1, qdd: 5}\n" * 6)
     result = CliRunner().invoke(main, ["excite", str(SPACE), "--limits", str(limits), "--starts", "1"])
-    one_line(result, "floating base", "design_excitation")
+    one_line(result, "floating base", "excite handles fixed-base robots only")     # round 19: the command
 
 
 def test_base_twist_from_poses_whose_quaternion_changes_sign(space, tmp_path):

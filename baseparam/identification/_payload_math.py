@@ -123,8 +123,13 @@ def _consistent(p0, cov_inv):
     L, w = metric_root(cov_inv)
     x = cp.Variable(10)
     J = pseudo_expression(x)
-    # a tiny ridge keeps the unidentifiable directions at the unconstrained choice
-    objective = cp.sum_squares(L @ (x - p0)) + 1e-9 * np.abs(w).max() * cp.sum_squares(x - p0)
+    # a tiny ridge keeps the unidentifiable directions at the unconstrained choice; a metric of zero (a fit whose
+    # residual is exactly zero has a zero covariance, whose pinv is zero: a wrench of zeros) left no objective at
+    # all, and the solver's first feasible point came back — 1.05 kg and 2.2 kg·m² for a sensor reading nothing
+    scale = np.abs(w).max()
+    if scale == 0 and p0[9] >= 0 and np.linalg.eigvalsh(pseudo_matrix(p0)).min() >= 0:
+        return np.array(p0, dtype=float)          # consistent already: nearest itself in any metric
+    objective = cp.sum_squares(L @ (x - p0)) + (1e-9 * scale if scale > 0 else 1.0) * cp.sum_squares(x - p0)
     problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, x[9] >= 0])
     try:
         solve_clarabel(problem)                    # a Rust panic: a SolverError, its text kept off stderr

@@ -500,8 +500,9 @@ class BaseParameterEstimator(ParamsFromInit):
             warn(f"the data do not determine some base parameters (they are set by a minimum-norm "
                  f"choice): {' '.join(self.undetermined_)}; excite those joints/motions", ExcitationWarning)
         if self.condition_number_scaled_ > CONDITION_WARNING:
+            cond = f"{self.condition_number_scaled_:.3g}" if np.isfinite(self.condition_number_scaled_) else "unbounded"
             warn(f"poor excitation: the column-scaled condition number of the base regressor is "
-                 f"{self.condition_number_scaled_:.3g} (> {CONDITION_WARNING:g}); record a motion that moves every "
+                 f"{cond} (> {CONDITION_WARNING:g}); record a motion that moves every "
                  "joint (bp.design_excitation designs one)", ExcitationWarning)
         poor = self.poorly_identified_()
         poor = [n for n in poor if n not in self.undetermined_]          # those are named above

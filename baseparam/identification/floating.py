@@ -947,7 +947,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     homogeneous = not np.any(y2)
     if homogeneous and not len(C):
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
-                            "give a known quantity, e.g. known={'mass': total mass in kg} or {'M0': base mass}")
+                            "give a known quantity, e.g. known={'mass': total mass in kg}")
     S, m, _ = A3.shape
     # (S, m, R): every row lies in E's row space and E[:, pivots] = I, so A β = A[:, pivots] θ exactly — the
     # pivots' own columns, no product with a pseudo-inverse (its round-off in every entry)

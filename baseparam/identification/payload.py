@@ -206,6 +206,24 @@ class PayloadResult:
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
 
+    def _unattachable(self):
+        """Why this payload is no body to add to a robot (:meth:`attach`, :meth:`robot_text`), or None: the mass not
+        determined, or not told from none (:attr:`mass_detected`), as the vendors' formats are left out of
+        :meth:`to_dict` — ``payload --robot-out`` added a centre of mass 7·10⁹ m off (refused by the body's own check,
+        naming no file) or 0.07 kg·m² of noise to the last link of a robot that carries nothing.
+
+        Returns
+        -------
+        str or None
+        """
+        if not np.isfinite(self.mass_std):
+            return "the mass is not determined by these data"
+        if self.mass_detected:
+            return None
+        return _below_zero(self) or (f"mass {self.mass:.2g} ± {self.mass_std:.2g} kg is not told from none (below 3 σ "
+                                     f"or {MASS_FLOOR * 1e3:g} g): no payload seen, its centre of mass and inertia "
+                                     "mean nothing")
+
     def attach(self, robot):
         """``robot`` with this payload added to its last link's body (:func:`~baseparam.model.attach.with_payload`):
         inverse and forward dynamics, ``export`` and ``identify`` of the Robot returned include it.
@@ -220,7 +238,16 @@ class PayloadResult:
         Returns
         -------
         Robot or Model
+
+        Raises
+        ------
+        DataError
+            When the data do not determine the mass or do not tell it from none (:attr:`mass_detected`): its centre
+            of mass and inertia mean nothing.
         """
+        reason = self._unattachable()
+        if reason is not None:
+            raise DataError(f"payload: {reason}: no body to attach")
         if isinstance(robot, Model):
             p = np.array(robot.values(), dtype=float)
             body = payload_body(robot.robot, float(self.mass), np.asarray(self.com, float),

@@ -104,7 +104,7 @@ def check_wrench_log(path):
     return ext
 
 
-def read_wrench(path, names, skipped=(), unit="line"):
+def read_wrench(path, names, skipped=(), unit="line", skip_bad_rows=False):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
     Parameters
@@ -118,6 +118,8 @@ def read_wrench(path, names, skipped=(), unit="line"):
         so the wrench stays one row per sample.
     unit : {'line', 'row'}
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
+    skip_bad_rows : bool
+        Drop the rows holding a value not finite or beyond ±:data:`MAX_WRENCH` instead of refusing the file.
 
     Returns
     -------
@@ -278,7 +280,13 @@ def _checked_wrench_values(values, label, where, unit, skip_bad_rows, unreadable
             raise DataError(f"{label}: wrench: {unit} {where[k]}: {problem}")
         reasons[k] = f"wrench: {what}" if k in unreadable else f"wrench {_COMPONENTS[j]}: {what.split(' (', 1)[0]}"
     dropped = sorted(reasons)
-    return np.delete(values, dropped, axis=0), [(k, (int(where[k]), reasons[k])) for k in dropped]
+    values = np.delete(values, dropped, axis=0)
+    if len(values) and not (values ** 2).any():     # as identify refuses a torque of zeros
+        # a fit of zeros has a residual of exactly 0, a covariance of 0: "no payload seen, 0 ± 0 kg" of a sensor that
+        # measured nothing (before the zero metric was mended: 1.05 kg and 2.2 kg·m², the vendors' formats given)
+        raise DataError(f"{label}: wrench: every value is zero (or its square is) in every sample (a dead sensor or "
+                        "the wrong columns?)")
+    return values, [(k, (int(where[k]), reasons[k])) for k in dropped]
 
 
 _COMPONENTS = ("fx", "fy", "fz", "mx", "my", "mz")
@@ -331,8 +339,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
                                 f"got {w.shape}")
+            check_joints(item, robot)            # a log of another robot said as such first
             _checked_wrench_values(w, item.source, np.arange(len(w)), "row", skip_bad_rows=False)
-            check_joints(item, robot)
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)

@@ -495,7 +495,8 @@ class Identification:
                 + " ".join(f"{x:.1f}" for x in m.nrmse_percent) + "</td></tr>"
                 for label, m in (("train", self.train), ("validation", self.validation)) if m is not None]
         out = [f"<p><b>{html.escape(e.base_.robot.name)}</b>: {len(e.names_)} base parameters, "
-               f"{html.escape(e.method.upper())}, cond {e.condition_number_scaled_:.3g} (column-scaled)</p>",
+               f"{html.escape(e.method.upper())}, cond {_figure(e.condition_number_scaled_, '.3g', 'unbounded')} "
+               "(column-scaled)</p>",
                "<table><tr><th></th><th>NRMSE pooled</th><th>per joint %</th></tr>" + "".join(rows) + "</table>"]
         if getattr(e, "physical_", None) is not None:
             out.append("<pre>" + html.escape("\n".join(self.consistent_report())) + "</pre>")
@@ -512,15 +513,16 @@ class Identification:
         e = self.estimator
         lines = [f"{e.base_.robot.name}: {len(e.names_)} base parameters identified by {e.method.upper()} from "
                  f"{counted(e.n_samples_, 'samples')} × {e.base_.robot.n_dof} joints",
-                 f"condition number of the base regressor: {e.condition_number_:.4g} "
-                 f"(column-scaled: {e.condition_number_scaled_:.4g})", "",
+                 _condition_line(e.condition_number_, e.condition_number_scaled_), "",
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10} {'τ std %':>8}"]
         at_bound = set(getattr(e, "at_bound_", ()))
         for k, ((n, v, s, r), t) in enumerate(zip(self.table(), e.torque_std_percent_), 1):
             # at a bound the estimate is the bound (often 0): a relative deviation says nothing, nor is it poor
-            rel = f"{'at bound':>10}" if n in at_bound else f"{r:>10.3g}"
+            rel = f"{'at bound':>10}" if n in at_bound else _figure(r, ">10.3g", "–")
             flag = "  poorly identified" if t > TORQUE_STD_WARNING and n not in at_bound else ""
-            lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {s:>12.4g} {rel} {t:>8.2g}{flag}")
+            if not np.isfinite(s):      # the data do not see it: its value is the minimum-norm choice
+                flag = "  not determined by the data"
+            lines.append(f"  {k:>3}  {n:<8} {v:>14.6g} {_figure(s, '>12.4g')} {rel} {_figure(t, '>8.2g', '–')}{flag}")
         lines += [f"  (τ std %: one standard deviation of the parameter as a share of the torque's RMS; "
                   f"above {TORQUE_STD_WARNING:g} % it shows in the prediction: poorly identified)", ""]
         if e.friction_scales_:
@@ -551,6 +553,24 @@ class Identification:
             rms = " ".join(f"{x:.3g}" for x in log.train.rmse)
             lines.append(f"  {name:<32} {log.n_samples:>9} {log.train.nrmse_pooled_percent:>8.2f} {out:>10}  {rms}")
         return "\n".join(lines)
+
+
+def _figure(x, spec, word="undetermined"):
+    """``x`` formatted by ``spec``, or ``word`` (aligned as ``spec`` says) where it is not finite: a base parameter
+    the data do not determine has an infinite standard deviation (null in the JSON), which the text printed as
+    "inf" in four columns and the condition number's line."""
+    if np.isfinite(x):
+        return format(x, spec)
+    align = "".join(c for c in spec if c in "<>^") + "".join(c for c in spec.split(".")[0] if c.isdigit())
+    return format(word, align)
+
+
+def _condition_line(raw, scaled):
+    """The report's condition-number line; a rank-deficient regressor's (not finite) said in words."""
+    if np.isfinite(raw) and np.isfinite(scaled):
+        return f"condition number of the base regressor: {raw:.4g} (column-scaled: {scaled:.4g})"
+    return ("condition number of the base regressor: unbounded (the data do not determine every base parameter; "
+            f"column-scaled: {_figure(scaled, '.4g', 'unbounded')})")
 
 
 def _written(path, text, robot):

@@ -116,6 +116,47 @@ def _joint_frames(robot, frames):
             for joint, model in zip(robot.joints, joint_models(robot))]
 
 
+def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, tolerance: float = 1e-6):
+    """Where ``other`` moves otherwise than ``robot`` (the same joints, base frames that may differ by a rigid motion),
+    as a few words, or None when they agree: at ``n_checks`` random configurations, every joint's axis line, the last
+    link's frame and gravity, ``other``'s carried into ``robot``'s base by the one motion that maps its last link
+    frame onto ``robot``'s at the first configuration. Two descriptions of one arm agree (a URDF and its DH
+    equivalent to round-off); another arm with the same joint types, or the same arm with another last frame or
+    other joint directions, does not.
+
+    Parameters
+    ----------
+    robot, other : Robot
+        Of the same joint types (checked by the caller).
+    tolerance : float
+        m for points, and for unit vectors.
+
+    Returns
+    -------
+    str or None
+    """
+    rng = np.random.default_rng(seed)
+    lows = np.array([-1.0 if j.type == "revolute" else -0.2 for j in robot.joints])
+    carry = None
+    for _ in range(n_checks):
+        q = rng.uniform(lows, -lows)
+        mine, theirs = link_frames(robot, q), link_frames(other, q)
+        if carry is None:
+            carry = mine[-1] @ np.linalg.inv(theirs[-1])
+        for k, (a, b) in enumerate(zip(_joint_frames(robot, mine), _joint_frames(other, theirs)), 1):
+            b = carry @ b
+            gap = b[:3, 3] - a[:3, 3]
+            off_line = gap - (gap @ a[:3, 2]) * a[:3, 2]
+            if np.linalg.norm(a[:3, 2] - b[:3, 2]) > tolerance or np.linalg.norm(off_line) > tolerance:
+                return f"joint {k}'s axis"
+        if np.abs(mine[-1] - carry @ theirs[-1]).max() > tolerance:
+            return "the last link's frame"
+    if np.linalg.norm(np.asarray(robot.gravity_si) - carry[:3, :3] @ np.asarray(other.gravity_si)) > \
+            tolerance * 9.81:
+        return "gravity"
+    return None
+
+
 def joint_transform_before(robot, model) -> np.ndarray:
     """C of a joint (its motion is about/along the z axis of the frame C leads to), SI."""
     return product(model.before, *si_readers(robot))
