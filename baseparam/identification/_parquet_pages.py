@@ -194,9 +194,10 @@ def column_chunks(path, source):
     Raises
     ------
     DataError
-        The footer or a page header damaged, a chunk outside the file or stored in another file, page headers
-        counting other values than the footer; more column chunks, values or pages than are read (:data:`MAX_CHUNKS`,
-        :data:`MAX_FILE_VALUES`, :data:`PAGE_VALUES`); the file cut short while it is read.
+        The footer or a page header damaged, a chunk outside the file or stored in another file, chunks declared
+        over the same bytes, page headers counting other values than the footer; more column chunks, values or pages
+        than are read (:data:`MAX_CHUNKS`, :data:`MAX_FILE_VALUES`, :data:`PAGE_VALUES`); the file cut short while it
+        is read.
     """
     try:
         with open(path, "rb") as stream:
@@ -297,6 +298,14 @@ def _chunks(data, size, source):
     if values > MAX_FILE_VALUES:
         raise DataError(f"{source}: {values} values in its columns; a trajectory may hold at most "
                         f"{MAX_FILE_VALUES:.0e}")
+    # the bytes walked bounded by the file's: each chunk's pages are bounded by its own bytes (PAGE_BYTES), and
+    # chunks of one region of pages, repeated in the footer, walked it once each (a 10 MB file of 100 row groups
+    # pointing at the same 10 MB of 512-byte pages took 10 s of CPU; 10 000 of them, some 1 000 s). A writer's chunks
+    # are apart, so theirs add up to the data's bytes at most
+    spans = sum(_span(c[1]) for c in declared)
+    if spans > footer_start - 4:
+        raise _refuse(source, f"its column chunks' pages take {spans} bytes, more than the {footer_start - 4} bytes "
+                              "before its footer (chunks declared over the same bytes)")
     out = []
     for where, chunk_meta, rows, flat_leaf in declared:
         out.append(_walk(data, source, where, chunk_meta, footer_start, rows))
@@ -308,6 +317,13 @@ def _chunks(data, size, source):
     if meta.get(3) != total:
         raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
     return out
+
+
+def _span(meta):
+    """The bytes a chunk's pages take as its ColumnMetaData declares them (0 for a chunk of no value, which is not
+    walked, or a size _walk refuses)."""
+    size = meta.get(7)
+    return size if isinstance(size, int) and size > 0 and meta.get(5) != 0 else 0
 
 
 def _flat_leaves(meta, source):

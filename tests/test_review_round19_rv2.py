@@ -1,0 +1,80 @@
+"""Review of round nineteen's readers and dynamics (rv2): what the merged commits left next to what they fixed."""
+import pytest
+
+from baseparam.errors import BaseParamError
+
+# --- a Parquet file written byte by byte (Thrift compact encoding): only what the page walk reads --------------------
+_I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
+
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out.append(b | 0x80 if v else b)
+        if not v:
+            return bytes(out)
+
+
+def _encoded(kind, value):
+    if kind in (_I32, _I64):
+        return _varint((value << 1) ^ (value >> 63))
+    if kind == _BINARY:
+        return _varint(len(value)) + value
+    if kind == _STRUCT:
+        out, last = bytearray(), 0
+        for field, k, v in value:
+            out += bytes([((field - last) << 4) | k]) + _encoded(k, v)
+            last = field
+        return bytes(out) + b"\0"
+    element, items = value                                      # a list
+    head = bytes([len(items) << 4 | element]) if len(items) < 15 else bytes([0xF0 | element]) + _varint(len(items))
+    return head + b"".join(_encoded(element, x) for x in items)
+
+
+def _data_page(values, payload):
+    """A v1 data page of ``values`` values whose ``payload`` bytes follow its header (zeros)."""
+    header = [(1, _I32, 0), (2, _I32, payload), (3, _I32, payload),
+              (5, _STRUCT, [(1, _I32, values), (2, _I32, 0), (3, _I32, 3), (4, _I32, 3)])]
+    return _encoded(_STRUCT, header) + bytes(payload)
+
+
+def repeated_chunk_file(path, region_bytes, row_groups):
+    """A file of one double column t whose ``row_groups`` row groups (one row each) all point at the same column
+    chunk: a page of its one value, then pages of 500 bytes and no value up to ``region_bytes``. Returns the pages
+    a chunk holds."""
+    pages = [_data_page(1, 8)]
+    while sum(map(len, pages)) + len(_data_page(0, 500)) <= region_bytes:
+        pages.append(_data_page(0, 500))
+    region = b"".join(pages)
+    meta = [(1, _I32, 5), (3, _LIST, (_BINARY, [b"t"])), (4, _I32, 0), (5, _I64, 1), (6, _I64, len(region)),
+            (7, _I64, len(region)), (9, _I64, 4)]
+    group = [(1, _LIST, (_STRUCT, [[(2, _I64, 4), (3, _STRUCT, meta)]])), (2, _I64, len(region)), (3, _I64, 1)]
+    schema = [[(4, _BINARY, b"schema"), (5, _I32, 1)], [(1, _I32, 5), (3, _I32, 0), (4, _BINARY, b"t")]]
+    footer = _encoded(_STRUCT, [(1, _I32, 1), (2, _LIST, (_STRUCT, schema)), (3, _I64, row_groups),
+                                (4, _LIST, (_STRUCT, [group] * row_groups))])
+    path.write_bytes(b"PAR1" + region + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+    return len(pages)
+
+
+def test_parquet_chunks_declared_over_the_same_pages_are_refused_before_a_page_is_walked(tmp_path, monkeypatch):
+    # 55e5073 bounds a chunk's pages by its own bytes (one per 512); row groups repeating one chunk of 512-byte pages
+    # had each walk it again: a 10 MB file of 100 such row groups took 10 s of CPU, 10 000 of them some 1 000 s
+    from baseparam.identification import _parquet_pages
+    path = tmp_path / "repeated.parquet"
+    pages = repeated_chunk_file(path, 100_000, 1)
+    assert [(c.column, c.values) for c in _parquet_pages.column_chunks(path, "x")] == [("t", 1)]   # walked
+    read, struct_ = [], _parquet_pages._struct
+
+    def counted(data, pos, end, spec, depth):
+        if spec is _parquet_pages._PAGE_HEADER:
+            read.append(pos)
+        return struct_(data, pos, end, spec, depth)
+    monkeypatch.setattr(_parquet_pages, "_struct", counted)
+    assert len(_parquet_pages.column_chunks(path, "x")) == 1 and len(read) == pages > 150
+    repeated_chunk_file(path, 100_000, 40)
+    read.clear()
+    with pytest.raises(BaseParamError, match=r"^x: cannot read as Parquet: its column chunks' pages take \d+ bytes, "
+                                             r"more than the \d+ bytes before its footer") as caught:
+        _parquet_pages.column_chunks(path, "x")
+    assert "\n" not in str(caught.value) and read == []
