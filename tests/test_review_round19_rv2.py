@@ -107,3 +107,24 @@ def test_a_column_of_joint_names_is_read_down_the_column_as_before(tmp_path, suf
         else:
             with pytest.raises(BaseParamError, match="the file names its joints joint3, joint2, joint1 in this order"):
                 bp.read_trajectory(path, joints=joints)
+
+
+def test_a_parquet_file_of_pyarrows_small_pages_on_purpose_is_refused_in_true_words(tmp_path):
+    # 55e5073's refusal said 'a writer's page holds 1024 values or 512 bytes at the least': pyarrow's own
+    # max_rows_per_page=10 writes pages of 10 rows (polars' data_page_size=1 one value a page), which main read.
+    # Still refused (the bound's worth is its worst case), saying which options write such pages
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import baseparam as bp
+    q = np.random.default_rng(0).random((3000, 3))
+    table = pa.table({"t": np.arange(3000) * 0.01, "q": list(q), "tau": list(q)})
+    pq.write_table(table, tmp_path / "small.parquet", max_rows_per_page=10)
+    with pytest.raises(BaseParamError, match=r"column t\): more than \d+ pages for its 3000 values in \d+ bytes "
+                                             r"\(pages of fewer than 1024 values and 512 bytes are not read: write it "
+                                             r"with larger pages, e.g. pyarrow's max_rows_per_page and polars' "
+                                             r"data_page_size left at their defaults\)$"):
+        bp.read_trajectory(tmp_path / "small.parquet")
+    pq.write_table(table, tmp_path / "large.parquet", max_rows_per_page=200)
+    np.testing.assert_array_equal(bp.read_trajectory(tmp_path / "large.parquet").q, q)

@@ -26,7 +26,10 @@ MAX_FILE_VALUES = 4 * MAX_VALUES         # values in all a file's columns, used 
 # data page pyarrow may write after it), then one for every PAGE_VALUES of its values or PAGE_BYTES of its bytes.
 # Writers cut a page at ~1 MB of values (pyarrow, parquet-mr; DuckDB at 100 MB) or 20 000 rows; pyarrow checks after
 # each write batch of 1 024 values, so even data_page_size=1 writes pages of 1 024 values, or fewer of more bytes
-# (a LeRobot dataset's images). Only a writer told to write batches of fewer values into pages of a byte writes more.
+# (a LeRobot dataset's images). Writers told to write smaller pages write more, and are refused: pyarrow's
+# max_rows_per_page=10 (5 000 doubles: 500 pages of 136 bytes), its write_batch_size=64 with data_page_size=1, its
+# content-defined chunking with a min_chunk_size of 64, polars' data_page_size=1 (a page a value, 64 bytes each). An
+# honest page of one value takes some 20-80 bytes: no bound on bytes alone tells it from a crafted empty header.
 # A crafted chunk of empty page headers (11 bytes each) was walked to its end at 2.4 MB/s: 100 MB, 40 s of CPU.
 PAGE_VALUES = 1024
 PAGE_BYTES = 512
@@ -370,8 +373,9 @@ def _walk(data, source, where, meta, footer_start, rows):
         pages += 1
         if pages > most:
             raise _refuse(source, f"{where}: more than {most} pages for its {values} values in {end - start} bytes "
-                                  f"(a writer's page holds {PAGE_VALUES} values or {PAGE_BYTES} bytes at the least; "
-                                  "write it with larger pages)")
+                                  f"(pages of fewer than {PAGE_VALUES} values and {PAGE_BYTES} bytes are not read: "
+                                  "write it with larger pages, e.g. pyarrow's max_rows_per_page and polars' "
+                                  "data_page_size left at their defaults)")
         try:
             header, after = data.struct(pos, end, _PAGE_HEADER)
         except (_Short, _Bad) as exc:
