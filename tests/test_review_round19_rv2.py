@@ -81,20 +81,21 @@ def test_parquet_chunks_declared_over_the_same_pages_are_refused_before_a_page_i
 
 
 @pytest.mark.parametrize("suffix", [".h5", ".npz"])
-def test_a_column_of_joint_names_is_read_down_the_column_as_before(tmp_path, suffix):
-    # 55c6547 reads a joint_names array (S, n) by its rows (a row per sample); a column vector of the names (n, 1),
-    # read down the column before it, became n rows of one name each that disagree: 'row 1 names the joints joint2,
-    # row 0 joint1' refused a log in the robot's order
+@pytest.mark.parametrize("robot_file, shape", [("planar_rrr", (3, 1)), ("puma560", (2, 3))])
+def test_a_2d_array_of_distinct_joint_names_is_read_in_its_order_as_before(tmp_path, suffix, robot_file, shape):
+    # 55c6547 reads a joint_names array (S, n) by its rows (a row per sample, naming the same joints); a column vector
+    # of the names (n, 1), or a row of names per arm, read in its order before it, became rows that disagree: 'row 1
+    # names the joints joint2, row 0 joint1' refused a log in the robot's order
     import numpy as np
 
     import baseparam as bp
     from baseparam.model.robot import joint_names
-    robot = bp.load_robot("robots/planar_rrr.yaml")
+    robot = bp.load_robot(f"robots/{robot_file}.yaml")
     joints = list(joint_names(robot.joints))
-    q = np.random.default_rng(4).random((50, 3))
+    q = np.random.default_rng(4).random((50, robot.n_dof))
     path = (tmp_path / "log").with_suffix(suffix)
     for order in (joints, joints[::-1]):
-        arrays = {"t": np.arange(50) * 0.01, "q": q, "tau": q, "joint_names": np.array(order, dtype="S")[:, None]}
+        arrays = {"t": np.arange(50) * 0.01, "q": q, "tau": q, "joint_names": np.array(order, dtype="S").reshape(shape)}
         if suffix == ".npz":
             np.savez(path, **arrays)
         else:
@@ -105,7 +106,7 @@ def test_a_column_of_joint_names_is_read_down_the_column_as_before(tmp_path, suf
         if order == joints:
             np.testing.assert_array_equal(bp.read_trajectory(path, joints=joints).q, q)
         else:
-            with pytest.raises(BaseParamError, match="the file names its joints joint3, joint2, joint1 in this order"):
+            with pytest.raises(BaseParamError, match=f"the file names its joints {', '.join(order)} in this order"):
                 bp.read_trajectory(path, joints=joints)
 
 

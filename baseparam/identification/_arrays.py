@@ -178,12 +178,14 @@ def _check_names_size(shape, dtype, where):
 
 def _names_of(names, where):
     """The joint names of a whole array of them, ``names`` (object): a row per sample (S, n) read by its rows
-    (:func:`_first_row_of_names`); a column of names (n, 1) of more than one name, as a column vector is written, read
-    down the column as before 55c6547 (its rows, one name each, disagreed: 'row 1 names the joints joint2, row 0
-    joint1'); a one-joint log's (S, 1), one name repeated, by its rows."""
-    if names.ndim == 2 and names.shape[1] == 1 and len(set(names[:, 0].tolist())) > 1:
-        return names[:, 0]
-    return _first_row_of_names(names, where) if names.ndim == 2 and len(names) else names
+    (:func:`_first_row_of_names`), which name the same joints; a 2-D array of names all distinct — a column vector
+    (n, 1), a row of names per arm (2, 7) — read in its order as before 55c6547 (its rows disagreed: 'row 1 names the
+    joints joint2, row 0 joint1')."""
+    if names.ndim != 2 or not len(names):
+        return names
+    if len(names) > 1 and len(set(names.reshape(-1).tolist())) == names.size:
+        return names.reshape(-1)
+    return _first_row_of_names(names, where)
 
 
 def _first_row_of_names(rows, where, offset=0, first=None):
@@ -403,9 +405,9 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
 
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     shape = tuple(shape or ())
-    # (n, 1) of at most MAX_COLUMNS rows may be a column of names (:func:`_names_of`), read whole below
+    # at most MAX_COLUMNS names may be a 2-D array of distinct names (:func:`_names_of`), read whole below
     if (text and read_rows is not None and len(shape) == 2 and shape[0] and shape[1] <= MAX_COLUMNS
-            and (shape[1] > 1 or shape[0] > MAX_COLUMNS)):
+            and math.prod(shape) > MAX_COLUMNS):
         if shape[0] * shape[1] > MAX_VALUES:          # more samples than a trajectory holds values
             raise DataError(f"{where}: {shape[0]} rows of {shape[1]} names; a trajectory may hold at most "
                             f"{MAX_VALUES:.0e} values")
