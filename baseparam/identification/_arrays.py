@@ -176,6 +176,18 @@ def _check_names_size(shape, dtype, where):
                         f"{MAX_NAMES_BYTES} bytes of names")
 
 
+def _names_of(names, where):
+    """The joint names of a whole array of them, ``names`` (object): a row per sample (S, n) read by its rows
+    (:func:`_first_row_of_names`), which name the same joints; a 2-D array of names all distinct — a column vector
+    (n, 1), a row of names per arm (2, 7) — read in its order as before 55c6547 (its rows disagreed: 'row 1 names the
+    joints joint2, row 0 joint1')."""
+    if names.ndim != 2 or not len(names):
+        return names
+    if len(names) > 1 and len(set(names.reshape(-1).tolist())) == names.size:
+        return names.reshape(-1)
+    return _first_row_of_names(names, where)
+
+
 def _first_row_of_names(rows, where, offset=0, first=None):
     """The names of a per-sample array of joint names, ``rows`` (S, n) (a ROS joint_states' names logged with each
     message), all rows alike: the first row (``first``, when the rows read before gave it), else DataError naming the
@@ -214,7 +226,7 @@ def npz_joint_names(path, source):
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
             names = _npy_data(archive, info)
-            return _texts(_first_row_of_names(names, where) if names.ndim == 2 and len(names) else names)
+            return _texts(_names_of(np.asarray(names, dtype=object), where))
         except DataError:
             raise
         except _NPZ_ERRORS as exc:
@@ -393,7 +405,9 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
 
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
     shape = tuple(shape or ())
-    if text and read_rows is not None and len(shape) == 2 and shape[0] and shape[1] <= MAX_COLUMNS:
+    # at most MAX_COLUMNS names may be a 2-D array of distinct names (:func:`_names_of`), read whole below
+    if (text and read_rows is not None and len(shape) == 2 and shape[0] and shape[1] <= MAX_COLUMNS
+            and math.prod(shape) > MAX_COLUMNS):
         if shape[0] * shape[1] > MAX_VALUES:          # more samples than a trajectory holds values
             raise DataError(f"{where}: {shape[0]} rows of {shape[1]} names; a trajectory may hold at most "
                             f"{MAX_VALUES:.0e} values")
@@ -409,7 +423,7 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
     names = np.asarray(read(), dtype=object)
-    return _texts(_first_row_of_names(names, where) if names.ndim == 2 and len(names) else names)
+    return _texts(_names_of(names, where))
 
 
 def _check_count(source, count):

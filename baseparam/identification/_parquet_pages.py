@@ -26,7 +26,10 @@ MAX_FILE_VALUES = 4 * MAX_VALUES         # values in all a file's columns, used 
 # data page pyarrow may write after it), then one for every PAGE_VALUES of its values or PAGE_BYTES of its bytes.
 # Writers cut a page at ~1 MB of values (pyarrow, parquet-mr; DuckDB at 100 MB) or 20 000 rows; pyarrow checks after
 # each write batch of 1 024 values, so even data_page_size=1 writes pages of 1 024 values, or fewer of more bytes
-# (a LeRobot dataset's images). Only a writer told to write batches of fewer values into pages of a byte writes more.
+# (a LeRobot dataset's images). Writers told to write smaller pages write more, and are refused: pyarrow's
+# max_rows_per_page=10 (5 000 doubles: 500 pages of 136 bytes), its write_batch_size=64 with data_page_size=1, its
+# content-defined chunking with a min_chunk_size of 64, polars' data_page_size=1 (a page a value, 64 bytes each). An
+# honest page of one value takes some 20-80 bytes: no bound on bytes alone tells it from a crafted empty header.
 # A crafted chunk of empty page headers (11 bytes each) was walked to its end at 2.4 MB/s: 100 MB, 40 s of CPU.
 PAGE_VALUES = 1024
 PAGE_BYTES = 512
@@ -194,9 +197,10 @@ def column_chunks(path, source):
     Raises
     ------
     DataError
-        The footer or a page header damaged, a chunk outside the file or stored in another file, page headers
-        counting other values than the footer; more column chunks, values or pages than are read (:data:`MAX_CHUNKS`,
-        :data:`MAX_FILE_VALUES`, :data:`PAGE_VALUES`); the file cut short while it is read.
+        The footer or a page header damaged, a chunk outside the file or stored in another file, chunks declared
+        over the same bytes, page headers counting other values than the footer; more column chunks, values or pages
+        than are read (:data:`MAX_CHUNKS`, :data:`MAX_FILE_VALUES`, :data:`PAGE_VALUES`); the file cut short while it
+        is read.
     """
     try:
         with open(path, "rb") as stream:
@@ -297,6 +301,14 @@ def _chunks(data, size, source):
     if values > MAX_FILE_VALUES:
         raise DataError(f"{source}: {values} values in its columns; a trajectory may hold at most "
                         f"{MAX_FILE_VALUES:.0e}")
+    # the bytes walked bounded by the file's: each chunk's pages are bounded by its own bytes (PAGE_BYTES), and
+    # chunks of one region of pages, repeated in the footer, walked it once each (a 10 MB file of 100 row groups
+    # pointing at the same 10 MB of 512-byte pages took 10 s of CPU; 10 000 of them, some 1 000 s). A writer's chunks
+    # are apart, so theirs add up to the data's bytes at most
+    spans = sum(_span(c[1]) for c in declared)
+    if spans > footer_start - 4:
+        raise _refuse(source, f"its column chunks' pages take {spans} bytes, more than the {footer_start - 4} bytes "
+                              "before its footer (chunks declared over the same bytes)")
     out = []
     for where, chunk_meta, rows, flat_leaf in declared:
         out.append(_walk(data, source, where, chunk_meta, footer_start, rows))
@@ -308,6 +320,13 @@ def _chunks(data, size, source):
     if meta.get(3) != total:
         raise _refuse(source, f"the footer counts {meta.get(3)} rows, its row groups {total}")
     return out
+
+
+def _span(meta):
+    """The bytes a chunk's pages take as its ColumnMetaData declares them (0 for a chunk of no value, which is not
+    walked, or a size _walk refuses)."""
+    size = meta.get(7)
+    return size if isinstance(size, int) and size > 0 and meta.get(5) != 0 else 0
 
 
 def _flat_leaves(meta, source):
@@ -354,8 +373,9 @@ def _walk(data, source, where, meta, footer_start, rows):
         pages += 1
         if pages > most:
             raise _refuse(source, f"{where}: more than {most} pages for its {values} values in {end - start} bytes "
-                                  f"(a writer's page holds {PAGE_VALUES} values or {PAGE_BYTES} bytes at the least; "
-                                  "write it with larger pages)")
+                                  f"(pages of fewer than {PAGE_VALUES} values and {PAGE_BYTES} bytes are not read: "
+                                  "write it with larger pages, e.g. pyarrow's max_rows_per_page and polars' "
+                                  "data_page_size left at their defaults)")
         try:
             header, after = data.struct(pos, end, _PAGE_HEADER)
         except (_Short, _Bad) as exc:
