@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 
 from .errors import StorageError, printable
@@ -620,6 +621,10 @@ class _Placing:
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
         removed, then the on_discard steps."""
+        with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
+            self._undo()
+
+    def _undo(self):
         if self.final:
             return
         # each step forgotten once made (a signal here leaves an undo for the enclosing outputs_kept to finish, which
@@ -640,8 +645,33 @@ class _Placing:
 
     def done(self):
         """The placing made final: the old files and the temporary names removed."""
-        self.final, self.steps = True, []
-        _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])
+        with _PLACING:
+            self.final, self.steps = True, []
+            _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])
+            with contextlib.suppress(ValueError):
+                _KEPT_OPEN.remove(self)
+
+
+# Taken while a placing is undone or made final: the watchdog's take_back_kept and the main thread's own must not
+# undo one placing step by step at once (the one could remove the old file the other just put back).
+_PLACING = threading.RLock()
+
+# Every placing kept by an outputs_kept block and not yet made final, whichever thread's: what take_back_kept undoes
+# (the watchdog's thread sees none of the main thread's context variables).
+_KEPT_OPEN = []
+
+
+def take_back_kept():
+    """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
+    when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
+    run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
+    at most a second for the main thread's own undo."""
+    if not _PLACING.acquire(timeout=1.0):
+        return
+    try:
+        _undo_all(list(_KEPT_OPEN))
+    finally:
+        _PLACING.release()
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.
@@ -676,6 +706,7 @@ def outputs_together():
             placing.done()
         else:                                   # made final, or undone, when outputs_kept ends
             kept.append(placing)
+            _KEPT_OPEN.append(placing)
     except BaseException:
         placing.undo()
         raise

@@ -1,0 +1,47 @@
+"""Review of round 19's outputs_kept (e4a5ad9): outputs, in place before the report, taken back when a run fails."""
+import pytest
+
+from baseparam import _atomic, _entry
+
+
+def _names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_the_watchdogs_clean_up_takes_back_the_outputs_a_run_still_kept(tmp_path):
+    """A signal the main thread does not act on in time (a second SIGTERM, or the grace over) ends the run from the
+    watchdog, which removes the temporary files and exits 128 + N without unwinding the stack. After the outputs were
+    placed (before the report), that left the new o.json in place and the user's old one beside it under a hidden
+    temporary name `.baseparam-PID-….old`: a stopped run must leave the old version and no temporary file."""
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "new")
+        assert out.read_text() == "new"
+        _entry._remove_temporaries()            # what the watchdog's _force does before os._exit
+        assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+        raise SystemExit(143)
+    assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+
+
+def test_the_watchdogs_clean_up_removes_an_output_that_was_new(tmp_path):
+    out = tmp_path / "sub" / "o.json"
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.make_folders(out.parent)
+            _atomic.write_text(out, "new")
+        _entry._remove_temporaries()
+        assert _names(tmp_path) == []
+        raise SystemExit(143)
+
+
+def test_a_finished_run_is_not_taken_back_by_a_later_clean_up(tmp_path):
+    """The registry the watchdog reads forgets a run's placings once the run has ended."""
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    with _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "new")
+    _entry._remove_temporaries()
+    assert (out.read_text(), _names(tmp_path)) == ("new", ["o.json"]) and not _atomic._KEPT_OPEN
