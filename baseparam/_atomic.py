@@ -590,6 +590,7 @@ class _Placing:
         self.placed = []         # targets replaced so far
         self.aside = []          # (old file moved aside, its target)
         self.final = False       # done: nothing to undo any more
+        self.undoing = False     # undo begun: a signal may have cut it short, and done() must finish it
 
     def place(self):
         """Rename each staged output over its target, the old file moved aside first; if a step fails, the targets
@@ -627,6 +628,7 @@ class _Placing:
     def _undo(self):
         if self.final:
             return
+        self.undoing = True
         # each step forgotten once made (a signal here leaves an undo for the enclosing outputs_kept to finish, which
         # must not remove an old file already back)
         while self.placed:
@@ -638,13 +640,22 @@ class _Placing:
                 os.replace(*self.aside[-1])
             self.aside.pop()
         steps = self.steps
-        self.done()
+        self._final()
         for step in reversed(steps):
             with contextlib.suppress(OSError):
                 step()
 
     def done(self):
-        """The placing made final: the old files and the temporary names removed."""
+        """The placing made final: the old files and the temporary names removed; or, when an undo was begun (a
+        signal cut it short: the new files may be gone already), that undo finished — never an old file removed
+        that was still to go back."""
+        with _PLACING:
+            if self.undoing:
+                self._undo()
+            else:
+                self._final()
+
+    def _final(self):
         with _PLACING:
             self.final, self.steps = True, []
             _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])

@@ -45,3 +45,27 @@ def test_a_finished_run_is_not_taken_back_by_a_later_clean_up(tmp_path):
             _atomic.write_text(out, "new")
     _entry._remove_temporaries()
     assert (out.read_text(), _names(tmp_path)) == ("new", ["o.json"]) and not _atomic._KEPT_OPEN
+
+
+def test_a_signal_that_cuts_the_take_back_short_loses_no_old_version(tmp_path, monkeypatch):
+    """The take-back removes the new files first, then moves the old ones back. A signal between the two (here: a
+    Ctrl-C as the old file is moved back) went up to outputs_kept's end, which made the placing final — removing the
+    old file still aside: o.json was gone altogether. The take-back is finished instead."""
+    import os
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    replace, cut = os.replace, []
+
+    def replace_cut_once(src, dst):
+        if str(src).endswith(".old") and not cut:
+            cut.append(src)
+            raise KeyboardInterrupt
+        return replace(src, dst)
+
+    with pytest.raises(KeyboardInterrupt), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "new")
+        monkeypatch.setattr(os, "replace", replace_cut_once)
+        raise SystemExit(2)
+    monkeypatch.undo()
+    assert cut and (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
