@@ -587,8 +587,9 @@ class _Placing:
     def __init__(self):
         self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
         self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
-        self.placed = []         # targets replaced so far
+        self.placed = []         # (target, (device, inode) of the new file) of each target replaced so far
         self.aside = []          # (old file moved aside, its target)
+        self.dropped = []        # old files not to go back: another writer's output has replaced ours since
         self.final = False       # done: nothing to undo any more
         self.undoing = False     # undo begun: a signal may have cut it short, and done() must finish it
 
@@ -611,7 +612,7 @@ class _Placing:
                         self.aside.append((old, real))
                         with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
                             os.replace(real, old)
-                    self.placed.append(real)
+                    self.placed.append((real, _identity(tmp)))
                     os.replace(tmp, real)
                 except OSError as exc:
                     raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
@@ -631,13 +632,25 @@ class _Placing:
         self.undoing = True
         # each step forgotten once made (a signal here leaves an undo for the enclosing outputs_kept to finish, which
         # must not remove an old file already back)
+        # ours only: another writer may have put its output in place since (run after run into one file, the last
+        # one's stays), which neither goes nor gets our old version over it
+        superseded = set()
         while self.placed:
-            with contextlib.suppress(OSError):
-                os.unlink(self.placed[-1])
+            real, ours = self.placed[-1]
+            now = _identity(real)
+            if now is not None and now != ours:
+                superseded.add(real)
+            elif now is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(real)
             self.placed.pop()
         while self.aside:                           # the last first: a target named twice gets its first old file back
-            with contextlib.suppress(OSError):      # cannot put it back: kept under its name rather than lost
-                os.replace(*self.aside[-1])
+            old, real = self.aside[-1]
+            if real in superseded:
+                self.dropped.append(old)
+            else:
+                with contextlib.suppress(OSError):  # cannot put it back: kept under its name rather than lost
+                    os.replace(old, real)
             self.aside.pop()
         steps = self.steps
         self._final()
@@ -658,9 +671,18 @@ class _Placing:
     def _final(self):
         with _PLACING:
             self.final, self.steps = True, []
-            _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])
+            _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside] + self.dropped)
             with contextlib.suppress(ValueError):
                 _KEPT_OPEN.remove(self)
+
+
+def _identity(path):
+    """(device, inode) of the file ``path`` names (not followed if a link), None if there is none."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 # Taken while a placing is undone or made final: the watchdog's take_back_kept and the main thread's own must not

@@ -69,3 +69,32 @@ def test_a_signal_that_cuts_the_take_back_short_loses_no_old_version(tmp_path, m
         raise SystemExit(2)
     monkeypatch.undo()
     assert cut and (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+
+
+def test_a_take_back_leaves_another_writers_output_in_place(tmp_path):
+    """Two runs into one file: ours placed o.json, another run then put its own in place (atomically, a rename) and
+    said `wrote o.json`; our report then failed. Our take-back removed the other run's file and put the first old
+    version back over it. Only our own file is taken back: the other run's output stays, and no temporary is left."""
+    import os
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "ours")
+        theirs = tmp_path / "theirs.tmp"
+        theirs.write_text("theirs")
+        os.replace(theirs, out)                 # the other process's write, its own rename
+        raise SystemExit(2)
+    assert (out.read_text(), _names(tmp_path)) == ("theirs", ["o.json"])
+
+
+def test_a_target_named_twice_in_one_block_gets_its_first_old_version_back(tmp_path):
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "first")
+            _atomic.write_text(out, "second")
+        assert out.read_text() == "second"
+        raise SystemExit(2)
+    assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
