@@ -588,7 +588,7 @@ class _Placing:
         self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
         self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
         self.placed = []         # (target, (device, inode) of the new file) of each target replaced so far
-        self.aside = []          # (old file moved aside, its target)
+        self.aside = []          # (old file moved aside, its target, its (atime, mtime) in ns)
         self.dropped = []        # old files not to go back: another writer's output has replaced ours since
         self.final = False       # done: nothing to undo any more
         self.undoing = False     # undo begun: a signal may have cut it short, and done() must finish it
@@ -609,9 +609,17 @@ class _Placing:
                     # it noted, or the old file moved aside was removed with the scratch and the set left half new
                     if os.path.exists(real):
                         old = _temp_name(real, ".old")
-                        self.aside.append((old, real))
+                        self.aside.append((old, real, None))
                         with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                            info = os.stat(real)
+                            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
                             os.replace(real, old)
+                            # as young as the move, its times given back with it (undo): a rename keeps the
+                            # modification time, and an output last written long ago looked, to a run on another
+                            # machine (our process id unknown there), like a killed run's leftover (remove_stale);
+                            # not ours to touch (another user's file in a shared folder): left as it is
+                            with contextlib.suppress(OSError):
+                                os.utime(old)
                     self.placed.append((real, _identity(tmp)))
                     os.replace(tmp, real)
                 except OSError as exc:
@@ -645,12 +653,14 @@ class _Placing:
                     os.unlink(real)
             self.placed.pop()
         while self.aside:                           # the last first: a target named twice gets its first old file back
-            old, real = self.aside[-1]
+            old, real, times = self.aside[-1]
             if real in superseded:
                 self.dropped.append(old)
             else:
                 with contextlib.suppress(OSError):  # cannot put it back: kept under its name rather than lost
                     os.replace(old, real)
+                    if times is not None:
+                        os.utime(real, ns=times)
             self.aside.pop()
         steps = self.steps
         self._final()
@@ -671,7 +681,8 @@ class _Placing:
     def _final(self):
         with _PLACING:
             self.final, self.steps = True, []
-            _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside] + self.dropped)
+            olds = [old for old, _real, _times in self.aside] + self.dropped
+            _discard([tmp for tmp, _real, _path in self.staged] + olds)
             with contextlib.suppress(ValueError):
                 _KEPT_OPEN.remove(self)
 

@@ -98,3 +98,27 @@ def test_a_target_named_twice_in_one_block_gets_its_first_old_version_back(tmp_p
         assert out.read_text() == "second"
         raise SystemExit(2)
     assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+
+
+def test_an_old_version_kept_aside_is_not_taken_for_a_killed_runs_leftover(tmp_path, monkeypatch):
+    """The old file moved aside keeps its modification time (a rename): an output last written an hour ago looked
+    untouched for STALE_SECONDS at once, and a run on another machine sharing the folder (whose process ids this one
+    cannot see: `_alive` false) removed it as a killed run's leftover while ours still kept it — our take-back then
+    had no old version to put back, and o.json was gone. It looks as young as the move; put back, its times are its
+    own again."""
+    import os
+    import time
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    hour_ago = time.time() - 3600
+    os.utime(out, (hour_ago, hour_ago))
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "new")
+        monkeypatch.setattr(_atomic, "_alive", lambda pid: False)      # the writer as another machine sees it
+        with pytest.warns(UserWarning, match="temporary file of an earlier run"):     # young: reported, kept
+            _atomic.remove_stale(str(tmp_path))
+        monkeypatch.undo()
+        raise SystemExit(2)
+    assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+    assert abs(out.stat().st_mtime - hour_ago) < 1e-3
