@@ -744,13 +744,14 @@ def outputs_together():
     try:
         _TOGETHER.set(placing)
         yield
-        placing.place()
         kept = _KEPT.get()
+        if kept is not None:                    # seen by the watchdog's take-back from its first rename on
+            _KEPT_OPEN.append(placing)
+        placing.place()
         if kept is None:
             placing.done()
         else:                                   # made final, or undone, when outputs_kept ends
             kept.append(placing)
-            _KEPT_OPEN.append(placing)
     except BaseException:
         placing.undo()
         raise

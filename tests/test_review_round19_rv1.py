@@ -122,3 +122,29 @@ def test_an_old_version_kept_aside_is_not_taken_for_a_killed_runs_leftover(tmp_p
         raise SystemExit(2)
     assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
     assert abs(out.stat().st_mtime - hour_ago) < 1e-3
+
+
+def test_the_watchdogs_clean_up_while_a_set_is_being_placed_takes_back_its_placed_part(tmp_path, monkeypatch):
+    """The watchdog may end the run while the main thread is placing a set of outputs (between one rename and the
+    next): the part already placed is taken back too, not left new with its old versions under temporary names."""
+    import os
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text("old a")
+    b.write_text("old b")
+    replace, seen = os.replace, []
+
+    def replace_then_watchdog(src, dst):
+        replace(src, dst)
+        if os.fspath(dst) == str(a) and not str(src).endswith(".old") and not seen:
+            seen.append(dst)
+            _entry._remove_temporaries()            # the watchdog, between a's placing and b's
+            seen.append((a.read_text(), b.read_text(), _names(tmp_path)))   # what os._exit would leave
+            raise SystemExit(143)
+
+    with pytest.raises(SystemExit), _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(a, "new a")
+            _atomic.write_text(b, "new b")
+            monkeypatch.setattr(os, "replace", replace_then_watchdog)
+    monkeypatch.undo()
+    assert seen[1:] == [("old a", "old b", ["a.json", "b.json"])]
