@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 
 from .errors import StorageError, printable
@@ -586,9 +587,11 @@ class _Placing:
     def __init__(self):
         self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
         self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
-        self.placed = []         # targets replaced so far
-        self.aside = []          # (old file moved aside, its target)
+        self.placed = []         # (target, (device, inode) of the new file) of each target replaced so far
+        self.aside = []          # (old file moved aside, its target, its (atime, mtime) in ns)
+        self.dropped = []        # old files not to go back: another writer's output has replaced ours since
         self.final = False       # done: nothing to undo any more
+        self.undoing = False     # undo begun: a signal may have cut it short, and done() must finish it
 
     def place(self):
         """Rename each staged output over its target, the old file moved aside first; if a step fails, the targets
@@ -606,10 +609,18 @@ class _Placing:
                     # it noted, or the old file moved aside was removed with the scratch and the set left half new
                     if os.path.exists(real):
                         old = _temp_name(real, ".old")
-                        self.aside.append((old, real))
+                        self.aside.append((old, real, None))
                         with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                            info = os.stat(real)
+                            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
                             os.replace(real, old)
-                    self.placed.append(real)
+                            # as young as the move, its times given back with it (undo): a rename keeps the
+                            # modification time, and an output last written long ago looked, to a run on another
+                            # machine (our process id unknown there), like a killed run's leftover (remove_stale);
+                            # not ours to touch (another user's file in a shared folder): left as it is
+                            with contextlib.suppress(OSError):
+                                os.utime(old)
+                    self.placed.append((real, _identity(tmp)))
                     os.replace(tmp, real)
                 except OSError as exc:
                     raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
@@ -620,28 +631,91 @@ class _Placing:
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
         removed, then the on_discard steps."""
+        with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
+            self._undo()
+
+    def _undo(self):
         if self.final:
             return
+        self.undoing = True
         # each step forgotten once made (a signal here leaves an undo for the enclosing outputs_kept to finish, which
         # must not remove an old file already back)
+        # ours only: another writer may have put its output in place since (run after run into one file, the last
+        # one's stays), which neither goes nor gets our old version over it
+        superseded = set()
         while self.placed:
-            with contextlib.suppress(OSError):
-                os.unlink(self.placed[-1])
+            real, ours = self.placed[-1]
+            now = _identity(real)
+            if now is not None and now != ours:
+                superseded.add(real)
+            elif now is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(real)
             self.placed.pop()
         while self.aside:                           # the last first: a target named twice gets its first old file back
-            with contextlib.suppress(OSError):      # cannot put it back: kept under its name rather than lost
-                os.replace(*self.aside[-1])
+            old, real, times = self.aside[-1]
+            if real in superseded:
+                self.dropped.append(old)
+            else:
+                with contextlib.suppress(OSError):  # cannot put it back: kept under its name rather than lost
+                    os.replace(old, real)
+                    if times is not None:
+                        os.utime(real, ns=times)
             self.aside.pop()
         steps = self.steps
-        self.done()
+        self._final()
         for step in reversed(steps):
             with contextlib.suppress(OSError):
                 step()
 
     def done(self):
-        """The placing made final: the old files and the temporary names removed."""
-        self.final, self.steps = True, []
-        _discard([tmp for tmp, _real, _path in self.staged] + [old for old, _real in self.aside])
+        """The placing made final: the old files and the temporary names removed; or, when an undo was begun (a
+        signal cut it short: the new files may be gone already), that undo finished — never an old file removed
+        that was still to go back."""
+        with _PLACING:
+            if self.undoing:
+                self._undo()
+            else:
+                self._final()
+
+    def _final(self):
+        with _PLACING:
+            self.final, self.steps = True, []
+            olds = [old for old, _real, _times in self.aside] + self.dropped
+            _discard([tmp for tmp, _real, _path in self.staged] + olds)
+            with contextlib.suppress(ValueError):
+                _KEPT_OPEN.remove(self)
+
+
+def _identity(path):
+    """(device, inode) of the file ``path`` names (not followed if a link), None if there is none."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+# Taken while a placing is undone or made final: the watchdog's take_back_kept and the main thread's own must not
+# undo one placing step by step at once (the one could remove the old file the other just put back).
+_PLACING = threading.RLock()
+
+# Every placing kept by an outputs_kept block and not yet made final, whichever thread's: what take_back_kept undoes
+# (the watchdog's thread sees none of the main thread's context variables).
+_KEPT_OPEN = []
+
+
+def take_back_kept():
+    """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
+    when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
+    run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
+    at most a second for the main thread's own undo."""
+    if not _PLACING.acquire(timeout=1.0):
+        return
+    try:
+        _undo_all(list(_KEPT_OPEN))
+    finally:
+        _PLACING.release()
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.
@@ -670,8 +744,10 @@ def outputs_together():
     try:
         _TOGETHER.set(placing)
         yield
-        placing.place()
         kept = _KEPT.get()
+        if kept is not None:                    # seen by the watchdog's take-back from its first rename on
+            _KEPT_OPEN.append(placing)
+        placing.place()
         if kept is None:
             placing.done()
         else:                                   # made final, or undone, when outputs_kept ends

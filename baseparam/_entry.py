@@ -23,7 +23,8 @@ sits in a long call that never returns to Python. So a watchdog thread hears eve
 :func:`signal.set_wakeup_fd`, written by the C-level handler whatever the main thread does. If the process has
 not ended :data:`GRACE` seconds after the first signal (twice that when the main thread is already ending the
 process: its workers may be slow to stop), or at once on a second SIGTERM or SIGHUP, it removes
-the run's temporary files (``baseparam._atomic``), stops the worker processes and ends the process with
+the run's temporary files (``baseparam._atomic``; outputs it placed but still kept get their old versions back),
+stops the worker processes and ends the process with
 128 + N; a run that ends by itself after a swallowed signal still ends with 128 + N.
 
 What is left uncovered is the interpreter's own start-up, before any baseparam code runs (``site`` and the
@@ -139,9 +140,14 @@ def _grace():
 
 
 def _remove_temporaries():
-    """The temporary files of this run's writes and compiles in progress (never a finished output)."""
+    """The temporary files of this run's writes and compiles in progress, and the outputs it placed but still kept
+    (taken back: the run did not end; never a finished run's output)."""
     # the module as far as it is loaded: the watchdog may come while the main thread still imports it (a second
     # SIGTERM, or no grace, during numpy's import by _atomic's _checks), and must end the process, not fail
+    # first the outputs already placed that the run still kept (old versions aside): a stopped run takes them back
+    take_back = getattr(sys.modules.get("baseparam._atomic"), "take_back_kept", None)
+    if take_back is not None:
+        take_back()
     discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
