@@ -241,11 +241,10 @@ class _Torque:
         except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
             raise ArgumentError(f"tau: the controller raised {type(exc).__name__} at t = {time:.6g} s: "
                                 f"{shown(str(exc), 100)}") from exc
-        try:
-            value = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):            # text, objects: not torques (a bare numpy error otherwise)
-            raise ArgumentError(f"tau: the controller returned {type(value).__name__} {value!r:.40} at t = "
-                                f"{time:.6g} s (expected {self.robot.n_v} finite torques)") from None
+        # real_array as every array argument: text, objects, a masked value, complex or an int beyond float64 refused in
+        # one line (a masked value was read under the mask, complex cast with numpy's ComplexWarning, 10**400 a bare
+        # OverflowError)
+        value = real_array(f"tau: the controller's value at t = {time:.6g} s", value, ArgumentError)
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
