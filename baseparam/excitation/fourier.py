@@ -241,7 +241,8 @@ class FourierSeries:
         # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic was a bare
         # OverflowError
         check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
-                     f"n_samples: {shown(N)} samples would need about {need} of memory, more than the {allowed} available")
+                     f"n_samples: {shown(N)} samples would need about {need} of memory, more than the {allowed} "
+                     "available")
         eps = sampling_margin(self.harmonics, N)
         if not eps < 0.5:       # too few samples to bound the series between them (the margin's own range)
             raise ArgumentError(f"n_samples: expected more than {math.pi * self.harmonics:.3g} samples per period for "
