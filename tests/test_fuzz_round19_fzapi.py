@@ -95,3 +95,20 @@ def test_a_reference_of_a_log_is_as_before_where_it_was_made(log):
     assert ref.n_samples == 400 and ref.t[-1] == pytest.approx(3.99)
     series = bp.FourierSeries(10.0, np.zeros(2), 0.1 * np.ones((2, 2)), 0.05 * np.ones((2, 2)))
     assert bp.Reference.periodic(series, 100.0).n_samples == 1001
+
+
+@pytest.mark.parametrize("fields", [dict(q=1e308), dict(tau=[0, 0, 1e300]), dict(resolution=1e7)])
+def test_sensor_noise_beyond_any_sensors_is_refused_when_made(fields):
+    """σ = 1e308 overflowed the noisy log (numpy's RuntimeWarning), which was then refused in words about a file
+    ("row 2: field q1: infinite; from_arrays(..., skip_bad_rows=True) drops bad rows")."""
+    name = next(iter(fields))
+    with pytest.raises(bp.ArgumentError, match=f"^noise.{name}: expected a number ≥ 0 or one per joint \\(each at "
+                                               "most 1e\\+06\\)"):
+        bp.SensorNoise(**fields)
+
+
+def test_current_noise_through_huge_gains_is_refused_in_words(ur10e):
+    t = np.linspace(0, 0.09, 10)
+    with pytest.raises(bp.ArgumentError, match="noise.current: joint 1: 1e\\+06 A through a gain of 1e\\+300 N·m/A"):
+        bp.simulate(ur10e, t, np.zeros(6), np.zeros(6), noise=bp.SensorNoise(current=1e6), gains=np.full(6, 1e300),
+                    method="rk4")
