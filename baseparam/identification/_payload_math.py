@@ -202,7 +202,16 @@ def _physical_estimate(theta, cov_theta, rows, text):
     P = np.linalg.pinv(rows)                         # (10, rank)
     p_ls = P @ theta
     cov = P @ cov_theta @ P.T
-    p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
+    # the consistent estimate nearest p_ls in θ's metric, the inverse covariance. Data the fit reproduces exactly
+    # (noise-free, simulated) have no covariance, and its pseudo-inverse, zero, made every consistent point equally
+    # near: the solver's pick was a phantom payload (1.05 ± 0 kg of a log without one). θ is then known exactly: p_ls
+    # itself when consistent (no payload: all zero), else the nearest in the plain metric of θ
+    if np.abs(cov_theta).max() > 0:
+        p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
+    elif p_ls[9] >= 0 and np.linalg.eigvalsh(pseudo_matrix(p_ls)).min() >= 0:
+        p = p_ls
+    else:
+        p = _consistent(p_ls, rows.T @ rows)
     J = np.zeros((13, 10))
     at = _flat(p)
     for i in range(10):
