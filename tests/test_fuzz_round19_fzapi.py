@@ -128,3 +128,11 @@ def test_a_noise_free_log_without_a_payload_finds_none(ur10e):
     with pytest.warns(bp.DataWarning, match="no payload seen"):
         result = bp.identify_payload(ur10e, _exact_log(ur10e), preprocessing=None)
     assert result.mass == 0 and not result.parameters.any() and not result.mass_detected
+
+
+def test_a_robots_declared_friction_and_rotor_inertia_are_part_of_its_prediction(ur10e):
+    """identify_payload(Robot) subtracted the bodies alone: the description's friction (UR10e CAD: Coulomb 12 N·m)
+    was fitted as a payload (1.2 kg 'detected' with the default preprocessing, on the description's own torques)."""
+    with pytest.warns(bp.DataWarning, match="no payload seen"):
+        result = bp.identify_payload(ur10e.robot, _exact_log(ur10e), preprocessing=None)
+    assert abs(result.mass) < 1e-9 and result.rmse.max() < 1e-9     # the torques explained, nothing left over
