@@ -25,7 +25,7 @@ def ur10e():
     (np.array(["0"] * 6), "text"),
 ], ids=["int", "ints", "masked", "complex", "text"])
 def test_a_controllers_torques_are_read_as_every_array_argument(ur10e, value, words):
-    with pytest.raises(bp.ArgumentError, match=f"tau: the controller's value at t = 0 s: .*{words}"):
+    with pytest.raises(bp.ArgumentError, match=f"tau: the controller returned values at t = 0 s: .*{words}"):
         bp.simulate(ur10e, np.linspace(0, 0.09, 10), np.zeros(6), np.zeros(6), lambda t, q, qd: value, method="rk4")
 
 
@@ -136,3 +136,4 @@ def test_a_robots_declared_friction_and_rotor_inertia_are_part_of_its_prediction
     with pytest.warns(bp.DataWarning, match="no payload seen"):
         result = bp.identify_payload(ur10e.robot, _exact_log(ur10e), preprocessing=None)
     assert abs(result.mass) < 1e-9 and result.rmse.max() < 1e-9     # the torques explained, nothing left over
+

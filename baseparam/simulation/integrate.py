@@ -244,7 +244,7 @@ class _Torque:
         # real_array as every array argument: text, objects, a masked value, complex or an int beyond float64 refused in
         # one line (a masked value was read under the mask, complex cast with numpy's ComplexWarning, 10**400 a bare
         # OverflowError)
-        value = real_array(f"tau: the controller's value at t = {time:.6g} s", value, ArgumentError)
+        value = real_array(f"tau: the controller returned values at t = {time:.6g} s", value, ArgumentError)
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")
