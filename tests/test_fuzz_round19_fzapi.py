@@ -137,3 +137,12 @@ def test_a_robots_declared_friction_and_rotor_inertia_are_part_of_its_prediction
         result = bp.identify_payload(ur10e.robot, _exact_log(ur10e), preprocessing=None)
     assert abs(result.mass) < 1e-9 and result.rmse.max() < 1e-9     # the torques explained, nothing left over
 
+
+@pytest.mark.parametrize("tolerances, words", [
+    (dict(rtol=1e-300), "rtol: expected a number > 0, from 2.22e-14 to 1"),    # scipy's UserWarning, then raised
+    (dict(rtol=1e308), "rtol: expected a number > 0, from 2.22e-14 to 1"),     # numpy's overflow RuntimeWarning
+    (dict(atol=1e308), "atol: expected a number > 0 and ≤ 1e\\+08"),
+])
+def test_simulation_tolerances_beyond_solve_ivps_range_are_refused(ur10e, tolerances, words):
+    with pytest.raises(bp.ArgumentError, match=words):
+        bp.simulate(ur10e, np.linspace(0, 0.09, 10), np.zeros(6), np.zeros(6), **tolerances)
