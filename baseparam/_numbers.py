@@ -191,13 +191,14 @@ def flat_values(x, n):
     another number of values: the count first, then the conversion and the flattening, which copy (a view broadcast
     from a row, of 10¹² values, was numpy's bare MemoryError). TypeError or ValueError, as ``np.asarray``'s, for what
     holds no numbers (text of another count too: it is said as no numbers, as before the count came first); ValueError
-    for an int or a Fraction beyond the float range too (it was a bare OverflowError)."""
+    for whatever :func:`real_array` refuses (text, booleans, complex numbers, masked values, an int or a Fraction
+    beyond the float range)."""
     arr = np.asarray(x)
     if arr.size != n:
         if arr.dtype.kind not in "biufc":
             raise ValueError(f"not {n} numbers")
         return None
-    try:
-        return np.asarray(x, dtype=np.float64).ravel()   # converted as before the count was taken first
-    except OverflowError:       # an int or a Fraction beyond float64: no number these callers can use
-        raise ValueError(BEYOND_FLOAT) from None
+    # converted as every array argument (real_array): numpy's cast read text and booleans as numbers, dropped an
+    # imaginary part (with its ComplexWarning) and read values under a mask; an int or a Fraction beyond float64 was
+    # a bare OverflowError
+    return real_array("values", x, ValueError).ravel()

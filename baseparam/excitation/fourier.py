@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import shown
 from .._numbers import real_array
 from .._validation import check_memory, check_number
 from ..errors import ArgumentError
@@ -237,12 +238,15 @@ class FourierSeries:
             ``q_min``, ``q_max``, ``qd_max`` (of |q̇|), ``qdd_max`` (of |q̈|).
         """
         N = 64 * self.harmonics if n_samples is None else check_number(n_samples, "n_samples", low=1, integer=True)
+        # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic was a bare
+        # OverflowError
+        check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
+                     f"n_samples: {shown(N)} samples would need about {need} of memory, more than the {allowed} "
+                     "available")
         eps = sampling_margin(self.harmonics, N)
         if not eps < 0.5:       # too few samples to bound the series between them (the margin's own range)
             raise ArgumentError(f"n_samples: expected more than {math.pi * self.harmonics:.3g} samples per period for "
                                 f"{self.harmonics} harmonics, got {N}")
-        check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
-                     f"n_samples: {N} samples would need about {need} of memory, more than the {allowed} available")
         q, qd, qdd = self.evaluate(np.arange(N) * (self.period / N))
         g = q - self.q0
         spread = eps / (1.0 - eps) * np.abs(g).max(axis=0)

@@ -207,6 +207,8 @@ def _physical_estimate(theta, cov_theta, rows, text):
     P = np.linalg.pinv(rows)                         # (10, rank)
     p_ls = P @ theta
     cov = P @ cov_theta @ P.T
+    # the consistent estimate nearest p_ls in θ's metric, the inverse covariance (zero for a fit reproducing its data
+    # exactly: _consistent then takes the plain distance)
     p = _consistent(p_ls, rows.T @ np.linalg.pinv(cov_theta) @ rows)
     J = np.zeros((13, 10))
     at = _flat(p)

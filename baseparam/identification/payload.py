@@ -31,7 +31,7 @@ from .._validation import (check_field_kinds, check_field_shapes, check_finite_f
 from ..errors import ArgumentTypeError, DataError, DataWarning, SettingsError
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
-from ..model.parameters import ColumnLayout, body_parameters
+from ..model.parameters import ColumnLayout, body_parameters, described_parameters
 from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
@@ -435,13 +435,18 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if isinstance(model, Model):
         robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)
     elif isinstance(model, Robot):
-        # the description's bodies only: friction and rotor inertias declared without values are unknown
-        # (0 here; with unloaded logs their torques cancel)
+        # the description's values: its bodies, and its friction and rotor inertias where it gives them (they were
+        # left out, and a UR10e log of the description's own torques, no payload, gave 1.2 kg "detected": the
+        # friction's torques fitted as a payload's); those declared without values are unknown (0 here; with
+        # unloaded logs their torques cancel)
         robot = model
-        values = np.concatenate([body_parameters(j.inertia, "pseudo") if j.inertia is not None else np.zeros(10)
-                                 for j in robot.joints])
+        values = described_parameters(robot, "pseudo")
         links = ColumnLayout(robot, "pseudo").link_columns.ravel()
-        predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values)
+        drives = np.delete(values, links)
+        if drives.any():
+            predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
+        else:           # the bodies alone, as before (the same sums)
+            predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
     # the payload's columns are a fixed base's: a floating base's coordinates lie beyond them (an IndexError)

@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from .._numbers import flat_values, is_whole, plain_float
+from .._numbers import flat_values, is_whole, plain_float, real_array
 from .._checks import counted, read_bounded
 from .._validation import check_input, check_robot, check_robot_states, comma_list, shown
 from ..errors import ArgumentTypeError, DataError, SettingsError, printable
@@ -332,10 +332,10 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     blocks, targets, fractions = [], [], []
     with single_threaded():
         for k, (item, w) in enumerate(zip(loaded, wrenches)):
-            try:
-                w = np.asarray(w, dtype=float)
-            except (TypeError, ValueError):
-                raise DataError(f"wrench[{k}]: expected numbers, shape (S, 6)") from None
+            # as every array argument: text, booleans, complex, a masked value or an int beyond float64 refused in one
+            # line (numpy's cast read text as numbers, dropped an imaginary part with a ComplexWarning, read under the
+            # mask, and raised a bare OverflowError for 10**400)
+            w = real_array(f"wrench[{k}]", w, DataError)
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
                                 f"got {w.shape}")

@@ -162,31 +162,58 @@ def standard_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
     RobotDescriptionError
         When a joint lacks the value of a column its description declares.
     """
+    return _described_values(robot, parameters, _refuse)
+
+
+def described_parameters(robot, parameters: str = "pseudo") -> np.ndarray:
+    """:func:`standard_parameters` with 0 where the description declares a column without its value (a body not
+    given, ``rotor_inertia: true``, ``friction: [true, …]``): what is known of a robot, as a prediction that leaves
+    the unknown terms out (payload identification subtracts it; an unloaded log cancels what it leaves out).
+
+    Returns
+    -------
+    ndarray, shape (n_standard,)
+        In the column order of ``ColumnLayout(robot, parameters)``, SI.
+    """
+    return _described_values(robot, parameters, lambda message: None)
+
+
+def _refuse(message):
+    raise RobotDescriptionError(message)
+
+
+def _described_values(robot, parameters, missing):
+    """The description's values in the columns of ``ColumnLayout(robot, parameters)``; ``missing(message)`` is called
+    for each value declared but not given (which it may raise), and the value left 0."""
     require_robot(robot)
     layout = ColumnLayout(robot, parameters)
     p = np.zeros(layout.n_standard)
     if layout.base_columns is not None:
         if robot.base_inertia is None:
-            raise RobotDescriptionError("base_inertia: needed for the standard parameters of a floating base, "
-                                        "not given")
-        p[layout.base_columns] = body_parameters(robot.base_inertia, parameters)
+            missing("base_inertia: needed for the standard parameters of a floating base, not given")
+        else:
+            p[layout.base_columns] = body_parameters(robot.base_inertia, parameters)
     for k, joint in enumerate(robot.joints):
         if joint.inertia is None:
-            raise RobotDescriptionError(f"joints[{k + 1}].inertia: needed for the standard parameters, not given")
-        p[layout.link_columns[k]] = body_parameters(joint.inertia, parameters)
+            missing(f"joints[{k + 1}].inertia: needed for the standard parameters, not given")
+        else:
+            p[layout.link_columns[k]] = body_parameters(joint.inertia, parameters)
         if k in layout.rotor_columns:
             if isinstance(joint.rotor_inertia, bool):
-                raise RobotDescriptionError(f"joints[{k + 1}].rotor_inertia: declared without a value")
-            p[layout.rotor_columns[k]] = joint.rotor_inertia
+                missing(f"joints[{k + 1}].rotor_inertia: declared without a value")
+            else:
+                p[layout.rotor_columns[k]] = joint.rotor_inertia
         for kind, value in zip(FRICTION_KINDS, joint.friction):
             if (k, kind) in layout.friction_columns:
                 if isinstance(value, bool):
-                    raise RobotDescriptionError(f"joints[{k + 1}].friction: {kind} declared without a value")
-                p[layout.friction_columns[(k, kind)]] = value
+                    missing(f"joints[{k + 1}].friction: {kind} declared without a value")
+                else:
+                    p[layout.friction_columns[(k, kind)]] = value
         if (k, "FS") in layout.friction_columns:
             value = joint.friction_model.stribeck_friction
             if value is None:
-                raise RobotDescriptionError(f"joints[{k + 1}].friction_model.stribeck_friction: the Stribeck "
-                                            "term is declared without a value")
-            p[layout.friction_columns[(k, "FS")]] = value
+                missing(f"joints[{k + 1}].friction_model.stribeck_friction: the Stribeck term is declared without "
+                        "a value")
+            else:
+                p[layout.friction_columns[(k, "FS")]] = value
     return p

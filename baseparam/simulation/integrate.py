@@ -48,6 +48,7 @@ QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled bac
 RECORD = ("q", "qd", "qdd", "tau")
 EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
 PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
+MIN_RTOL = 100 * np.finfo(float).eps    # solve_ivp's smallest rtol: it raises a smaller one to it, with a UserWarning
 
 
 @takes_model("p", "t", "q0", "qd0", "tau", "noise")
@@ -77,7 +78,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
         steps in all.
     rtol, atol : float
-        ``solve_ivp`` tolerances, finite and > 0 (with 0 the step control can stall).
+        ``solve_ivp`` tolerances: rtol from 100 ε (2.2e-14, solve_ivp's smallest) to 1, atol > 0 (with 0 the step
+        control can stall) and at most 1e8 (the bound on a state).
     gains : array_like, shape (n_dof,), optional
         Drive gains in N·m/A, for ``noise.current``.
     record : sequence of str
@@ -129,9 +131,12 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         # a bound on the run's time (Ctrl-C stops it between calls of the compiled loop, each of PIECE steps)
         raise ArgumentError(f"substeps: {substeps} substeps × {len(t) - 1} intervals is more than "
                             f"{MAX_RK4_STEPS:.0e} RK4 steps; use fewer substeps or method='DOP853'")
-    # rtol or atol 0 (or NaN) stalls solve_ivp's step control on a state component at 0: refused up front
-    rtol = check_number(rtol, "rtol", low=0, strict=True)
-    atol = check_number(atol, "atol", low=0, strict=True)
+    # rtol or atol 0 (or NaN) stalls solve_ivp's step control on a state component at 0: refused up front. Beyond
+    # solve_ivp's own range it printed its warnings (an rtol below 100 ε raised to it with a UserWarning, 1e308 a
+    # RuntimeWarning overflow): rtol from 100 ε (what it then uses) to 1 (a 100 % error), atol at most the states'
+    # bound (ABSURD; a tolerance beyond any state controls nothing)
+    rtol = check_number(rtol, "rtol", low=MIN_RTOL, high=1.0, expected=f"a number > 0, from {MIN_RTOL:.3g} to 1")
+    atol = check_number(atol, "atol", low=0, high=ABSURD, strict=True, expected=f"a number > 0 and ≤ {ABSURD:g}")
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
@@ -241,11 +246,10 @@ class _Torque:
         except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
             raise ArgumentError(f"tau: the controller raised {type(exc).__name__} at t = {time:.6g} s: "
                                 f"{shown(str(exc), 100)}") from exc
-        try:
-            value = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):            # text, objects: not torques (a bare numpy error otherwise)
-            raise ArgumentError(f"tau: the controller returned {type(value).__name__} {value!r:.40} at t = "
-                                f"{time:.6g} s (expected {self.robot.n_v} finite torques)") from None
+        # real_array as every array argument: text, objects, a masked value, complex or an int beyond float64 refused in
+        # one line (a masked value was read under the mask, complex cast with numpy's ComplexWarning, 10**400 a bare
+        # OverflowError)
+        value = real_array(f"tau: the controller returned values at t = {time:.6g} s", value, ArgumentError)
         if value.shape not in ((self.robot.n_v,), (self.robot.n_dof,)) or not np.isfinite(value).all():
             raise ArgumentError(f"tau: the controller returned {value.shape} values at t = {time:.6g} s "
                                 f"(expected {self.robot.n_v} finite torques)")

@@ -6,12 +6,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_instance, check_option, shown
-from .._numbers import real_array
+from .._numbers import ABSURD, real_array
 from .._validation import check_number
 from ..errors import ArgumentError
 from ..model.checks import MAX_JOINTS
 
 _FIELDS = ("q", "qd", "qdd", "tau", "current", "resolution")
+# the largest standard deviation (and resolution) taken: a hundred of them stay within the logs' bound on a value
+# (ABSURD); beyond it (1e308) the noisy log overflowed with numpy's RuntimeWarnings and was refused in words about a
+# file ("row 2: field q1: infinite; from_arrays(..., skip_bad_rows=True) drops bad rows"). No sensor is near it.
+MAX_SIGMA = ABSURD / 100
 
 
 def checked_gains(gains, n_dof):
@@ -63,9 +67,9 @@ class SensorNoise:
         for name in _FIELDS:
             value = real_array(f"noise.{name}", getattr(self, name))
             # the shape before the values: a broadcast view of 10⁹ was scanned for minutes (no robot has more joints)
-            if value.ndim > 1 or value.size > MAX_JOINTS or not np.isfinite(value).all() or (value < 0).any():
-                raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint, got "
-                                    f"{shown(getattr(self, name))}")
+            if value.ndim > 1 or value.size > MAX_JOINTS or not ((value >= 0) & (value <= MAX_SIGMA)).all():
+                raise ArgumentError(f"noise.{name}: expected a number ≥ 0 or one per joint (each at most "
+                                    f"{MAX_SIGMA:g}), got {shown(getattr(self, name))}")
         # numpy's default_rng refuses a negative seed only when first used; None (a seed from the system) would not
         # repeat, and compare_motions adds the draw's number to it
         # kept as the int checked: compare_motions adds the draw's number, which wraps a np.uint8 seed around
@@ -111,7 +115,12 @@ class SensorNoise:
                 if current.any() and gains is None:
                     raise ArgumentError("noise.current: motor-current noise needs the drive gains (gains=...)")
                 if gains is not None:
-                    sigma = np.sqrt(sigma ** 2 + (current * gains) ** 2)
+                    with np.errstate(over="ignore"):    # refused below, in words, not numpy's RuntimeWarning
+                        sigma = np.sqrt(sigma ** 2 + (current * gains) ** 2)
+                    if not (sigma <= MAX_SIGMA).all():
+                        j = int(np.argmax(~(sigma <= MAX_SIGMA)))
+                        raise ArgumentError(f"noise.current: joint {j + 1}: {current[j]:g} A through a gain of "
+                                            f"{gains[j]:g} N·m/A is a torque noise beyond {MAX_SIGMA:g} N·m")
             joints = x[:, x.shape[1] - n_dof:]
             joints += rng.standard_normal(joints.shape) * sigma
             if name == "q":

@@ -121,13 +121,14 @@ class Reference(Trajectory):
         """
         from ..excitation.fourier import FourierSeries
 
+        check_instance(source, "source", str, "a str", allow_none=True)    # as track's (an array was a bare ValueError)
         series = getattr(series, "series", series)
         if not isinstance(series, FourierSeries):
             raise ArgumentError(f"series: expected a bp.FourierSeries or bp.ExcitationDesign, got "
                                 f"{type(series).__name__}")
         rate = _positive(rate, "rate")
         duration = series.period if duration is None else _positive(duration, "duration")
-        t = _ticks(round(duration * rate), rate)
+        t = _ticks(duration, rate, round)
         q, qd, qdd = series.evaluate(t)
         return cls(t, q, qd, qdd, source or f"Fourier series, {series.harmonics} harmonics of {series.period:g} s")
 
@@ -158,6 +159,7 @@ class Reference(Trajectory):
 
         if not isinstance(log, Trajectory):
             raise ArgumentError(f"log: expected a bp.Trajectory (bp.read_trajectory), got {type(log).__name__}")
+        check_instance(source, "source", str, "a str", allow_none=True)
         rate, cutoff = _positive(rate, "rate"), _positive(cutoff, "cutoff")
         t = np.asarray(log.t, dtype=float) - float(log.t[0])
         q = np.asarray(log.q, dtype=float)
@@ -181,10 +183,13 @@ class Reference(Trajectory):
         if len(grid) <= pad:
             raise ArgumentError(f"log: {counted(len(grid), 'samples')} on the uniform grid; the zero-phase low-pass "
                                 f"needs more than {pad}")
+        if cutoff * grid[-1] < 1.0:     # preprocess's rule: not one period of it in the log, a singular filter design
+            raise ArgumentError(f"cutoff: {cutoff:g} Hz is not one period in the log's {grid[-1]:.6g} s; expected at "
+                                f"least {1.0 / grid[-1]:.3g} Hz")
         smooth = sosfiltfilt(sos, uniform, axis=0)
         spline = CubicSpline(grid, smooth, axis=0)
         end = grid[-1] if duration is None else min(grid[-1], _positive(duration, "duration"))
-        ticks = _ticks(math.floor(end * rate + 1e-9), rate)
+        ticks = _ticks(end, rate, lambda product: math.floor(product + 1e-9))
         return cls(ticks, spline(ticks), spline(ticks, 1), spline(ticks, 2),
                    source or f"{getattr(log, 'source', 'log')} (low-passed at {cutoff:g} Hz, splined)")
 
@@ -316,8 +321,12 @@ def _log(truth, noise, gains, record, logged_torque, source):
     return logged(truth.n_dof, truth.t, fields, noise, gains, record, source)
 
 
-def _ticks(count, rate):
-    """count + 1 ticks from 0 at ``rate``, within :data:`MAX_TICKS`."""
+def _ticks(span, rate, rounding):
+    """The ticks from 0 over ``span`` s at ``rate``: ``rounding(span * rate) + 1`` of them, within :data:`MAX_TICKS`
+    (counted before they are rounded to an int: a product beyond the float range, 1e308 Hz, was a bare
+    OverflowError)."""
+    product = float(span) * float(rate)        # a Python float: beyond the range it is inf, without numpy's warning
+    count = rounding(product) if math.isfinite(product) else math.inf
     if count + 1 > MAX_TICKS:
         raise ArgumentError(f"rate: {count + 1:.6g} ticks at {rate:g} Hz; at most {MAX_TICKS} are simulated")
     return np.arange(count + 1) / rate
