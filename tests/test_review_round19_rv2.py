@@ -2,6 +2,7 @@
 import pytest
 
 from baseparam.errors import BaseParamError
+from test_fuzz_round19_lread import page_headers_read
 
 # --- a Parquet file written byte by byte (Thrift compact encoding): only what the page walk reads --------------------
 _I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
@@ -64,13 +65,7 @@ def test_parquet_chunks_declared_over_the_same_pages_are_refused_before_a_page_i
     path = tmp_path / "repeated.parquet"
     pages = repeated_chunk_file(path, 100_000, 1)
     assert [(c.column, c.values) for c in _parquet_pages.column_chunks(path, "x")] == [("t", 1)]   # walked
-    read, struct_ = [], _parquet_pages._struct
-
-    def counted(data, pos, end, spec, depth):
-        if spec is _parquet_pages._PAGE_HEADER:
-            read.append(pos)
-        return struct_(data, pos, end, spec, depth)
-    monkeypatch.setattr(_parquet_pages, "_struct", counted)
+    read = page_headers_read(monkeypatch)
     assert len(_parquet_pages.column_chunks(path, "x")) == 1 and len(read) == pages > 150
     repeated_chunk_file(path, 100_000, 40)
     read.clear()
