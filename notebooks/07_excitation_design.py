@@ -131,7 +131,7 @@ pd.DataFrame({
 # the error through the mass matrix, at the controller's rate (LWR4+ 1 kHz, UR10e 500 Hz), torque
 # held between ticks; forward dynamics by the articulated-body algorithm (RK4).
 #
-# **The sensors**, the same for both motions, three noise draws: positions 10⁻⁵ rad, velocities
+# **The sensors**, the same for both motions, two noise draws: positions 10⁻⁵ rad, velocities
 # 2·10⁻³ rad/s; LWR4+ joint torques 0.2 N·m (our assumption: its published logs are filtered by their
 # authors, so their noise cannot be measured); UR10e motor currents with the noise each joint's
 # current has above 10 Hz in the real training log (0.02–0.13 A), through the drive gains, and a
@@ -162,7 +162,7 @@ def prove(robot, design, rate, gains, training, held_out, noise):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bp.ExcitationWarning)     # the training log's poorly determined parameters
         return bp.compare_motions(truth, references, bp.Reference.from_log(held_out, rate), noise=noise,
-                                  gains=gains, draws=3)
+                                  gains=gains, draws=2)
 
 
 start = time.perf_counter()
