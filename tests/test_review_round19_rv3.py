@@ -1,0 +1,27 @@
+"""Review of round nineteen's payload and log readers (rv3): what the merged commits left next to what they fixed."""
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from baseparam.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+UR, UR_CAD = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "ur10e_cad.yaml"
+
+
+# --- payload --model: the same arm with its last frame elsewhere is said as such (4b17b25) -------------------------
+
+def test_one_arm_with_its_last_frame_elsewhere_is_said_so(tmp_path):
+    """robots/ur10e.yaml (DH frame 6 = the URDF's tool0) and ur10e_cad.yaml (the URDF's link frames: wrist_3_link)
+    are one arm, its base turned 180° and its last frame 0.117 m apart: refused rightly (the payload, fitted in
+    --model's last frame, would be attached in ROBOT's), but as 'joint 1's axis differs' — no joint differs. The
+    reason is the last link's frame; an arm that moves otherwise still names a joint's axis."""
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1\n")        # refused before a log is read
+    result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(UR_CAD)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "is not the arm of" in result.output and "the last link's frame differs" in result.output, result.output
+    longer = tmp_path / "longer.yaml"      # another arm: d4 10 cm longer (the last frame moves otherwise)
+    longer.write_text(UR.read_text().replace("d: 0.174", "d: 0.274"))
+    result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(longer)])
+    assert result.exit_code == 2 and "'s axis differs" in result.output, result.output
