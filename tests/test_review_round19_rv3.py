@@ -25,3 +25,26 @@ def test_one_arm_with_its_last_frame_elsewhere_is_said_so(tmp_path):
     longer.write_text(UR.read_text().replace("d: 0.174", "d: 0.274"))
     result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(longer)])
     assert result.exit_code == 2 and "'s axis differs" in result.output, result.output
+
+
+# --- payload --wrench --wrench-bias: a wrench that never changes is, its offset fitted, one of zeros (a5758f5) -----
+
+def test_a_frozen_wrench_with_its_offset_fitted_is_refused(tmp_path):
+    """A wrench of zeros is refused as a dead sensor (a fit with a residual of exactly 0); with --wrench-bias, one
+    that repeats one reading in every sample (a frozen sensor, its driver resending the last value) is that same
+    wrench of zeros once its offset is fitted: '0 ± 2e-16 kg … no payload seen', exit 0. A wrench that varies, with
+    one component stuck, is still fitted."""
+    import numpy as np
+
+    from test_fuzz_round19_fzcli import _moving_wrench_log
+
+    path = _moving_wrench_log(tmp_path, np.tile([1.5, -2.0, 30.0, 0.1, 0.2, -0.05], (150, 1)))
+    args = ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz", "--wrench-bias"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{path}: --wrench: every component keeps one value" in result.output and "--wrench-bias" in result.output
+    varying = np.random.default_rng(5).normal(0.0, 0.3, (150, 6))
+    varying[:, 5] = 0.25                                    # one component stuck: the others still measure
+    path = _moving_wrench_log(tmp_path, varying)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output

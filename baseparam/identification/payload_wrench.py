@@ -341,6 +341,11 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
                                 f"got {w.shape}")
             check_joints(item, robot)            # a log of another robot said as such first
             _checked_wrench_values(w, item.source, np.arange(len(w)), "row", skip_bad_rows=False)
+            if bias and not (w - w[:1]).any():
+                # its offset fitted, a wrench that never changes is one of zeros (a frozen sensor repeating a reading):
+                # a residual of exactly 0, "0 ± 2e-16 kg, no payload seen" where nothing was measured
+                raise DataError(f"{item.source}: wrench: every component keeps one value in every sample (a frozen "
+                                "sensor?): with its constant offset fitted (wrench_bias=True) nothing is left to fit")
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)
