@@ -48,3 +48,23 @@ def test_a_frozen_wrench_with_its_offset_fitted_is_refused(tmp_path):
     path = _moving_wrench_log(tmp_path, varying)
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
+
+
+# --- YAML's parse bound counts collections, as its message and the bag's check say (7e2f5f7) ----------------------
+
+def test_yaml_64_collections_deep_is_within_the_parse_bound():
+    """'nested too deeply (collections more than 64 levels deep)' was said of 64 collections holding a scalar: the
+    loader counted the scalar's own level (d097d73's check of a bag's metadata.yaml counts collections alone and let
+    it pass). A robot file 64 collections deep is refused naming its field, as one 40 deep; 65 at the parse."""
+    import pytest
+
+    import baseparam as bp
+    from baseparam.model._yaml_text import nested_too_deeply
+
+    robot = (ROOT / "robots" / "planar_rrr.yaml").read_text()
+    assert "\ngravity: [0, -9.81, 0]" in robot
+    for brackets, said in ((63, r"gravity(\[1\])+: nested too deeply$"), (64, r"more than 64 levels deep\)$")):
+        nested = "[" * brackets + "0" + "]" * brackets                # the document's mapping, and these
+        assert nested_too_deeply(f"gravity: {nested}") == (brackets + 1 > 64)
+        with pytest.raises(bp.RobotDescriptionError, match=said):
+            bp.parse_robot(robot.replace("gravity: [0, -9.81, 0]", f"gravity: {nested}"))
