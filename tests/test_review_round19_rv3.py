@@ -21,10 +21,20 @@ def test_one_arm_with_its_last_frame_elsewhere_is_said_so(tmp_path):
     result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(UR_CAD)])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "is not the arm of" in result.output and "the last link's frame differs" in result.output, result.output
-    longer = tmp_path / "longer.yaml"      # another arm: d4 10 cm longer (the last frame moves otherwise)
-    longer.write_text(UR.read_text().replace("d: 0.174", "d: 0.274"))
-    result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(longer)])
-    assert result.exit_code == 2 and "'s axis differs" in result.output, result.output
+
+
+def test_the_first_joint_placed_otherwise_is_named():
+    """Every mismatch of axes named joint 1 (the base offset is taken from the last frames, so with anything different
+    every axis missed from the first on): d4 10 cm longer moves joint 5's axis (d4 runs along joint 4's own), a2 of
+    the other sign joint 3's, and a UR5 differs from a UR10e first at joint 3 (d1 is the base's: no joint moves)."""
+    import baseparam as bp
+    from baseparam.model.dh_equivalent import kinematics_mismatch
+
+    ur, text = bp.load_robot(UR), UR.read_text()
+    for old, new, joint in (("d: 0.174", "d: 0.274", 5), ("a: -0.613", "a: 0.613", 3)):
+        assert old in text
+        assert kinematics_mismatch(ur, bp.parse_robot(text.replace(old, new))) == f"joint {joint}'s axis"
+    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml")) == "joint 3's axis"
 
 
 # --- payload --wrench --wrench-bias: a wrench that never changes is, its offset fitted, one of zeros (a5758f5) -----

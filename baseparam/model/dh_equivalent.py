@@ -122,7 +122,8 @@ def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, toleranc
     link's frame and gravity, ``other``'s carried into ``robot``'s base by the one motion that maps its last link
     frame onto ``robot``'s at the first configuration. Two descriptions of one arm agree (a URDF and its DH
     equivalent to round-off); another arm with the same joint types, or the same arm with another last frame or
-    other joint directions, does not.
+    other joint directions, does not. The words name the first joint whose axis lies otherwise (told by the links'
+    motions, which no choice of frames changes), or the last link's frame when only it differs.
 
     Parameters
     ----------
@@ -143,15 +144,16 @@ def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, toleranc
         mine, theirs = link_frames(robot, q), link_frames(other, q)
         if carry is None:
             carry = mine[-1] @ np.linalg.inv(theirs[-1])
-        for k, (a, b) in enumerate(zip(_joint_frames(robot, mine), _joint_frames(other, theirs)), 1):
+        for a, b in zip(_joint_frames(robot, mine), _joint_frames(other, theirs)):
             b = carry @ b
             gap = b[:3, 3] - a[:3, 3]
             off_line = gap - (gap @ a[:3, 2]) * a[:3, 2]
             if np.linalg.norm(a[:3, 2] - b[:3, 2]) > tolerance or np.linalg.norm(off_line) > tolerance:
-                # the carry maps the last frames onto each other: one arm whose last frame sits elsewhere on its
-                # last link (robots/ur10e.yaml's tool0, ur10e_cad.yaml's wrist_3_link) misses from joint 1 on
-                return "the last link's frame" if _last_link_moves_alike(robot, other, configurations, tolerance) \
-                    else f"joint {k}'s axis"
+                # the carry maps the last frames onto each other, so every axis misses from joint 1 on whatever
+                # differs: one arm whose last frame sits elsewhere on its last link (robots/ur10e.yaml's tool0,
+                # ur10e_cad.yaml's wrist_3_link), or the first joint placed otherwise, is told by the links' motions
+                first = _first_link_moving_otherwise(robot, other, configurations, tolerance)
+                return "the last link's frame" if first is None else f"joint {first}'s axis"
         if np.abs(mine[-1] - carry @ theirs[-1]).max() > tolerance:
             return "the last link's frame"
     if np.linalg.norm(np.asarray(robot.gravity_si) - carry[:3, :3] @ np.asarray(other.gravity_si)) > \
@@ -160,20 +162,24 @@ def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, toleranc
     return None
 
 
-def _last_link_moves_alike(robot, other, configurations, tolerance):
-    """Whether the last link moves alike in both from the first configuration to each other one, frames aside: the
-    motion's rotation angle (its trace) and its advance along its axis (sin θ · the axis · the translation), which a
-    rigid change of base frame and one of the frame on the last link leave as they are (``A = G·B·E``: the motions
-    ``A(q)·A(q₀)⁻¹`` and ``B(q)·B(q₀)⁻¹`` are conjugate by ``G``)."""
-    def invariants(frames_at):
-        start = np.linalg.inv(frames_at(configurations[0])[-1])
-        for q in configurations[1:]:
-            motion = frames_at(q)[-1] @ start
-            r, t = motion[:3, :3], motion[:3, 3]
-            yield np.trace(r), 0.5 * np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]]) @ t
+def _first_link_moving_otherwise(robot, other, configurations, tolerance):
+    """The number (from 1) of the first link that moves otherwise in ``other`` than in ``robot`` from the first
+    configuration to each other one, or None when every link moves alike: compared by the motion's rotation angle (its
+    trace) and its advance along its axis (sin θ · the axis · the translation), which a rigid change of base frame and
+    one of each link's own frame leave as they are (``A = G·B·E``: the motions ``A(q)·A(q₀)⁻¹`` and ``B(q)·B(q₀)⁻¹``
+    are conjugate by ``G``). Two descriptions of one arm whose last frames sit apart move alike; the first link that
+    does not is the one after the first joint axis placed otherwise."""
+    def invariants(frames):
+        start = [np.linalg.inv(f) for f in frames[0]]
+        return [[(np.trace(m[:3, :3]), 0.5 * np.array([m[2, 1] - m[1, 2], m[0, 2] - m[2, 0], m[1, 0] - m[0, 1]])
+                  @ m[:3, 3]) for m in (f @ s for f, s in zip(later, start))] for later in frames[1:]]
 
-    pairs = zip(invariants(lambda q: link_frames(robot, q)), invariants(lambda q: link_frames(other, q)))
-    return len(configurations) > 1 and all(np.abs(np.subtract(a, b)).max() <= tolerance for a, b in pairs)
+    mine = invariants([link_frames(robot, q) for q in configurations])
+    theirs = invariants([link_frames(other, q) for q in configurations])
+    for k in range(robot.n_dof):
+        if any(np.abs(np.subtract(a[k], b[k])).max() > tolerance for a, b in zip(mine, theirs)):
+            return k + 1
+    return None
 
 
 def joint_transform_before(robot, model) -> np.ndarray:
