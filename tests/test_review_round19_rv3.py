@@ -78,3 +78,22 @@ def test_yaml_64_collections_deep_is_within_the_parse_bound():
         assert nested_too_deeply(f"gravity: {nested}") == (brackets + 1 > 64)
         with pytest.raises(bp.RobotDescriptionError, match=said):
             bp.parse_robot(robot.replace("gravity: [0, -9.81, 0]", f"gravity: {nested}"))
+
+
+# --- payload --wrench --skip-bad-rows: too few samples left said as the reader says it (a5758f5, 866010b) ----------
+
+def test_too_few_samples_left_by_damaged_wrench_rows_say_why(tmp_path):
+    """A log whose joint values are damaged on all but 5 lines says 'only 5 samples after skipping 145 bad lines'; one
+    whose wrench is, dropped after the trajectory was read, said 'field t: only 5 samples; need at least 10' (the
+    Trajectory's own check), as if the file held 5 lines."""
+    import numpy as np
+
+    from test_fuzz_round19_fzcli import _moving_wrench_log
+
+    wrench = np.full((150, 6), np.nan)
+    wrench[:5] = 1.0
+    path = _moving_wrench_log(tmp_path, wrench)
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--wrench", "fx,fy,fz,mx,my,mz",
+                                       "--skip-bad-rows"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{path}: field t: only 5 samples after skipping 145 bad lines; need at least 10" in result.output

@@ -155,7 +155,7 @@ def log_wrench(path, names, log, skip_bad_rows=False):
     """
     import dataclasses
 
-    from ..motion import Trajectory
+    from ..motion import MIN_SAMPLES, Trajectory
     from .._validation import check_instance
     check_instance(log, "log", Trajectory, "a baseparam.Trajectory")
     values, dropped = _read_wrench(path, names, log.skipped, log.skipped_unit, skip_bad_rows=skip_bad_rows)
@@ -166,6 +166,11 @@ def log_wrench(path, names, log, skip_bad_rows=False):
                         f"{log.n_samples} samples")
     keep = np.ones(log.n_samples, bool)
     keep[[k for k, _ in dropped]] = False
+    if keep.sum() < MIN_SAMPLES:        # as the reader says it of damaged joint values (the Trajectory's own check
+        # said 'only 0 samples' of a log of 150 lines, not why)
+        raise DataError(f"{log.source}: field t: only {counted(int(keep.sum()), 'samples')} after skipping "
+                        f"{counted(len(log.skipped) + len(dropped), f'bad {log.skipped_unit}s')}; need at least "
+                        f"{MIN_SAMPLES}")
     arrays = {name: getattr(log, name)[keep] for name in ("t", "q", "tau", "qd", "qdd")
               if getattr(log, name) is not None}
     skipped = tuple(sorted([*log.skipped, *(entry for _, entry in dropped)], key=lambda entry: entry[0]))
