@@ -247,7 +247,7 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
             raise DataError(f"{label}: wrench: no column {shown(name)} (columns: {shown_names(header)})")
     if len(set(index)) < len(index):    # '10,10,10,10,10,10' fitted one value as all six, without a word
         twice = next(k for k in index if index.count(k) > 1)
-        given = [part for part, k in zip(("fx", "fy", "fz", "mx", "my", "mz"), index) if k == twice]
+        given = [part for part, k in zip(_COMPONENTS, index) if k == twice]
         raise SettingsError(f"wrench: {', '.join(given[:-1])} and {given[-1]} given one column "
                             f"({shown(header[twice])} of {label}); the six components are six columns")
     body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
