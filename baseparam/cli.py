@@ -1701,6 +1701,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         if model_file:      # the same joint types, but another arm, or other frames: the fit and its frame wrong
             from .model.dh_equivalent import kinematics_mismatch
             differs = kinematics_mismatch(described, robot)
+            if differs == "the last link's frame":      # one arm, likely: a DH table's frame n and a URDF's sit apart
+                raise SettingsError(f"--model: {model_file} places the last link's frame elsewhere than {robot_file} "
+                                    "(the payload would be fitted in one and attached in the other): give both in one "
+                                    "description, e.g. identify --yaml's output of a YAML robot, --urdf's of a URDF")
             if differs is not None:
                 raise SettingsError(f"--model: {model_file} is not the arm of {robot_file}: {differs} differs (its "
                                     "bodies are those of ROBOT_FILE's arm, in the same frames)")

@@ -197,14 +197,15 @@ def test_a_model_of_another_arm_is_refused_before_the_fit(tmp_path, monkeypatch)
 
 def test_descriptions_of_one_arm_move_alike():
     """What --model is documented to take passes: a URDF and its DH equivalent (a base offset between them), the
-    same arm with other bodies; another arm, or the same one with joints turning the other way, does not."""
+    same arm with other bodies; another arm, or the same one with its last frame elsewhere, does not."""
     import baseparam as bp
     from baseparam.model.dh_equivalent import dh_equivalent, dh_robot, kinematics_mismatch
     urdf = bp.load_robot(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf")
     assert kinematics_mismatch(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
     assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
     ur = bp.load_robot(UR)
-    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "joint 1's axis"
+    # one arm, its last frame elsewhere (tool0 / wrist_3_link): the payload's frame would differ
+    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "the last link's frame"
 
 
 # --- 8. payload takes glob patterns for its logs, as identify does ---

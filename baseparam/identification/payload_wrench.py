@@ -155,7 +155,7 @@ def log_wrench(path, names, log, skip_bad_rows=False):
     """
     import dataclasses
 
-    from ..motion import Trajectory
+    from ..motion import MIN_SAMPLES, Trajectory
     from .._validation import check_instance
     check_instance(log, "log", Trajectory, "a baseparam.Trajectory")
     values, dropped = _read_wrench(path, names, log.skipped, log.skipped_unit, skip_bad_rows=skip_bad_rows)
@@ -166,6 +166,11 @@ def log_wrench(path, names, log, skip_bad_rows=False):
                         f"{log.n_samples} samples")
     keep = np.ones(log.n_samples, bool)
     keep[[k for k, _ in dropped]] = False
+    if keep.sum() < MIN_SAMPLES:        # as the reader says it of damaged joint values (the Trajectory's own check
+        # said 'only 0 samples' of a log of 150 lines, not why)
+        raise DataError(f"{log.source}: field t: only {counted(int(keep.sum()), 'samples')} after skipping "
+                        f"{counted(len(log.skipped) + len(dropped), f'bad {log.skipped_unit}s')}; need at least "
+                        f"{MIN_SAMPLES}")
     arrays = {name: getattr(log, name)[keep] for name in ("t", "q", "tau", "qd", "qdd")
               if getattr(log, name) is not None}
     skipped = tuple(sorted([*log.skipped, *(entry for _, entry in dropped)], key=lambda entry: entry[0]))
@@ -242,7 +247,7 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
             raise DataError(f"{label}: wrench: no column {shown(name)} (columns: {shown_names(header)})")
     if len(set(index)) < len(index):    # '10,10,10,10,10,10' fitted one value as all six, without a word
         twice = next(k for k in index if index.count(k) > 1)
-        given = [part for part, k in zip(("fx", "fy", "fz", "mx", "my", "mz"), index) if k == twice]
+        given = [part for part, k in zip(_COMPONENTS, index) if k == twice]
         raise SettingsError(f"wrench: {', '.join(given[:-1])} and {given[-1]} given one column "
                             f"({shown(header[twice])} of {label}); the six components are six columns")
     body, lines = (rows[1:], lines[1:]) if named else (rows, lines)
@@ -341,6 +346,11 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
                                 f"got {w.shape}")
             check_joints(item, robot)            # a log of another robot said as such first
             _checked_wrench_values(w, item.source, np.arange(len(w)), "row", skip_bad_rows=False)
+            if bias and not (w - w[:1]).any():
+                # its offset fitted, a wrench that never changes is one of zeros (a frozen sensor repeating a reading):
+                # a residual of exactly 0, "0 ± 2e-16 kg, no payload seen" where nothing was measured
+                raise DataError(f"{item.source}: wrench: every component keeps one value in every sample (a frozen "
+                                "sensor?): with its constant offset fitted (wrench_bias=True) nothing is left to fit")
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
             processed = preprocess(item, settings)

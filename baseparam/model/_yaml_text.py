@@ -42,13 +42,16 @@ class _StrictLoader(yaml.SafeLoader):
     _nesting = 0        # collections being composed, around the node composed now
 
     def compose_node(self, parent, index):
-        if self._nesting >= _MAX_PARSED_DEPTH:
+        # collections alone count (as nested_too_deeply counts them): a scalar in the 64th was refused as 'more than
+        # 64 levels deep'
+        opens = self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent)
+        if opens and self._nesting >= _MAX_PARSED_DEPTH:
             raise _Invalid("", _too_deep(self.peek_event().start_mark))
-        self._nesting += 1
+        self._nesting += opens
         try:
             return super().compose_node(parent, index)
         finally:
-            self._nesting -= 1
+            self._nesting -= opens
 
     def compose_scalar_node(self, anchor):
         if self.peek_event().tag != "!":
