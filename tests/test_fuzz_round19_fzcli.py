@@ -195,7 +195,7 @@ def test_a_model_of_another_arm_is_refused_before_the_fit(tmp_path, monkeypatch)
     assert f"--model: {other} is not the arm of {UR}: joint " in result.output, result.output
 
 
-def test_descriptions_of_one_arm_move_alike():
+def test_descriptions_of_one_arm_move_alike(tmp_path):
     """What --model is documented to take passes: a URDF and its DH equivalent (a base offset between them), the
     same arm with other bodies; another arm, or the same one with its last frame elsewhere, does not."""
     import baseparam as bp
@@ -204,6 +204,16 @@ def test_descriptions_of_one_arm_move_alike():
     assert kinematics_mismatch(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
     assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
     ur = bp.load_robot(UR)
+    # the vendor's published DH values beside the URDF's rounded ones (tenths of a mm): one arm (1e-6 refused it)
+    published = {"d: 0.181": "d: 0.1807", "a: -0.613": "a: -0.6127", "a: -0.571,": "a: -0.57155,",
+                 "d: 0.174": "d: 0.17415", "d: 0.117": "d: 0.11655"}
+    text = UR.read_text()
+    for rounded, vendor in published.items():
+        assert rounded in text
+        text = text.replace(rounded, vendor)
+    (tmp_path / "published.yaml").write_text(text)
+    assert kinematics_mismatch(ur, bp.load_robot(tmp_path / "published.yaml")) is None
+    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml")) is not None     # another arm
     # one arm, its last frame elsewhere (tool0 / wrist_3_link): the payload's frame would differ
     assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "the last link's frame"
 
