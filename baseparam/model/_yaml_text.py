@@ -5,6 +5,7 @@ Problems are raised as :class:`_Invalid` (a field path and a message), which
 """
 from __future__ import annotations
 
+import contextlib
 import re
 
 import yaml
@@ -136,66 +137,80 @@ def _load_yaml(text: str):
             loader.dispose()
 
 
-def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
-    """Whether the top-level mapping's sequence ``key`` has more than ``limit`` items.
+_OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
-    A pass over libyaml's events (pure Python without it) that stops once the count passes ``limit``:
-    composing a 1 MB document of 20 000 joints takes seconds before its joint count can be refused.
-    A malformed document, or one nested deeper than :data:`_MAX_PARSED_DEPTH`, is left to the full loader, which
-    words its error (and refuses the nesting before it costs time).
-    """
+
+class _TooDeep(Exception):
+    """Collections nested past :data:`_MAX_PARSED_DEPTH` (:func:`_bounded_events`)."""
+
+
+def _bounded_events(text):
+    """libyaml's events of YAML ``text`` (str or bytes; pure Python without libyaml), one at a time, for the passes
+    that look at a document before (or instead of) composing it; :class:`_TooDeep` once collections nest more than
+    :data:`_MAX_PARSED_DEPTH` deep, where the scanner's time per token has grown with the nesting. A malformed
+    document raises yaml.YAMLError. Use it in ``contextlib.closing``: the parser is disposed of when it closes."""
     parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-    opening, closing = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-    try:
-        depth, expect_key, in_key, count = 0, False, False, None      # count: the sequence's items, once in it
-        nesting = 0                                                    # of every collection, for the bound
-        while parser.check_event():
-            event = parser.get_event()
-            nesting += isinstance(event, opening) - isinstance(event, closing)
-            if nesting > _MAX_PARSED_DEPTH:
-                return False
-            if count is not None:                 # in the sequence, whose items are at depth 0
-                count += depth == 0 and not isinstance(event, closing)
-                depth += isinstance(event, opening) - isinstance(event, closing)
-                if count > limit:
-                    return True
-                if depth < 0:                     # the sequence ended
-                    return False
-            elif in_key and depth == 1 and isinstance(event, yaml.SequenceStartEvent):
-                depth, count = 0, 0
-            elif isinstance(event, opening + closing):
-                depth += 1 if isinstance(event, opening) else -1
-                # a key comes first in the top-level mapping, and after each value that is a collection
-                expect_key, in_key = depth == 1 and not isinstance(event, yaml.SequenceStartEvent), False
-            elif depth == 1 and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
-                in_key = expect_key and isinstance(event, yaml.ScalarEvent) and event.value == key
-                expect_key = not expect_key
-        return False
-    except yaml.YAMLError:
-        return False
-    finally:
-        parser.dispose()
-
-
-def nested_too_deeply(text) -> bool:
-    """Whether YAML ``text`` (str or bytes) nests collections more than :data:`_MAX_PARSED_DEPTH` deep: a pass over
-    libyaml's events (pure Python without it) that stops there, for a document another parser reads (a bag's
-    metadata.yaml, by ruamel: 100 000 brackets took it 2.3 s of CPU before its RecursionError). A malformed document
-    is left to that parser (False)."""
-    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
-    opening, closing = (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
         nesting = 0
         while parser.check_event():
             event = parser.get_event()
-            nesting += isinstance(event, opening) - isinstance(event, closing)
+            nesting += isinstance(event, _OPENING) - isinstance(event, _CLOSING)
             if nesting > _MAX_PARSED_DEPTH:
-                return True
-        return False
-    except yaml.YAMLError:
-        return False
+                raise _TooDeep
+            yield event
     finally:
         parser.dispose()
+
+
+def _top_sequence_exceeds(text: str, key: str, limit: int) -> bool:
+    """Whether the top-level mapping's sequence ``key`` has more than ``limit`` items.
+
+    A pass over libyaml's events (:func:`_bounded_events`) that stops once the count passes ``limit``:
+    composing a 1 MB document of 20 000 joints takes seconds before its joint count can be refused.
+    A malformed document, or one nested deeper than :data:`_MAX_PARSED_DEPTH`, is left to the full loader, which
+    words its error (and refuses the nesting before it costs time).
+    """
+    opening, closing = _OPENING, _CLOSING
+    try:
+        with contextlib.closing(_bounded_events(text)) as events:
+            depth, expect_key, in_key, count = 0, False, False, None      # count: the sequence's items, once in it
+            for event in events:
+                if count is not None:                 # in the sequence, whose items are at depth 0
+                    count += depth == 0 and not isinstance(event, closing)
+                    depth += isinstance(event, opening) - isinstance(event, closing)
+                    if count > limit:
+                        return True
+                    if depth < 0:                     # the sequence ended
+                        return False
+                elif in_key and depth == 1 and isinstance(event, yaml.SequenceStartEvent):
+                    depth, count = 0, 0
+                elif isinstance(event, opening + closing):
+                    depth += 1 if isinstance(event, opening) else -1
+                    # a key comes first in the top-level mapping, and after each value that is a collection
+                    expect_key, in_key = depth == 1 and not isinstance(event, yaml.SequenceStartEvent), False
+                elif depth == 1 and isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                    in_key = expect_key and isinstance(event, yaml.ScalarEvent) and event.value == key
+                    expect_key = not expect_key
+            return False
+    except (yaml.YAMLError, _TooDeep):
+        return False
+
+
+def nested_too_deeply(text) -> bool:
+    """Whether YAML ``text`` (str or bytes) nests collections more than :data:`_MAX_PARSED_DEPTH` deep: a pass over
+    libyaml's events (:func:`_bounded_events`) that stops there, for a document another parser reads (a bag's
+    metadata.yaml, by ruamel: 100 000 brackets took it 2.3 s of CPU before its RecursionError). A malformed document
+    is left to that parser (False)."""
+    try:
+        with contextlib.closing(_bounded_events(text)) as events:
+            for _ in events:
+                pass
+    except _TooDeep:
+        return True
+    except yaml.YAMLError:
+        return False
+    return False
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
