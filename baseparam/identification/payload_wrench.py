@@ -104,7 +104,7 @@ def check_wrench_log(path):
     return ext
 
 
-def read_wrench(path, names, skipped=(), unit="line", skip_bad_rows=False):
+def read_wrench(path, names, skipped=(), unit="line"):
     """The six wrench columns of a log: CSV header names (or 0-based column numbers), or one NPZ key.
 
     Parameters
@@ -118,9 +118,6 @@ def read_wrench(path, names, skipped=(), unit="line", skip_bad_rows=False):
         so the wrench stays one row per sample.
     unit : {'line', 'row'}
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
-    skip_bad_rows : bool
-        Drop the rows holding a value not finite or beyond ±:data:`MAX_WRENCH` instead of refusing the file.
-
     Returns
     -------
     ndarray, shape (S, 6)
