@@ -709,13 +709,47 @@ def take_back_kept():
     """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
     when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
     run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
-    at most a second for the main thread's own undo."""
+    at most a second for the main thread's own undo.
+
+    Returns
+    -------
+    bool
+        False when :func:`settle_kept` has made the run's outputs final already (the run has ended with them: nothing
+        is taken back), else True.
+    """
     if not _PLACING.acquire(timeout=1.0):
-        return
+        return _SETTLED != [True]
     try:
-        _undo_all(list(_KEPT_OPEN))
+        return not settle_kept(False)
     finally:
         _PLACING.release()
+
+
+# What settle_kept decided, once it has: [True] the kept outputs made final (the run ended with them), [False] taken
+# back (the run failed or was stopped). Decided once: the watchdog's take-back and the main thread's end may race.
+_SETTLED = []
+
+
+def settle_kept(keep):
+    """The end of a run whose :func:`outputs_kept` block held its outputs to the end of the process (the command's
+    entry point): make every kept output final (``keep``: their old versions removed) or take them back (an old
+    version returns). Only the first call decides (the main thread's end, or the watchdog's take-back when it ends
+    a stopped run first); a later one finds its decision.
+
+    Returns
+    -------
+    bool
+        Whether the outputs were kept.
+    """
+    with _PLACING:
+        if not _SETTLED:
+            _SETTLED.append(keep)
+            if keep:
+                for placing in list(_KEPT_OPEN):
+                    placing.done()
+        if not _SETTLED[0]:          # taken back: also what a stopped run placed after a first take-back
+            _undo_all(list(_KEPT_OPEN))
+        return _SETTLED[0]
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.
@@ -760,31 +794,38 @@ def outputs_together():
 
 
 @contextlib.contextmanager
-def outputs_kept():
+def outputs_kept(to_exit=False):
     """Within the block, the outputs that :func:`outputs_together` blocks put in place can still be taken back: when
     this block raises (other than ``SystemExit(0)``), each gets its old version back (or is removed) and the folders
-    made for them go, as if never placed. A command's run is one such block: its outputs are in place before it
-    says ``wrote …``, and a report that then cannot be written (stdout a pipe whose reader left) fails the run,
-    status 2, which leaves none of its outputs. Nested blocks are the outer one's.
+    made for them go, as if never placed. When it ends otherwise, they are made final; with ``to_exit`` they stay
+    kept until the process ends, made final or taken back by :func:`settle_kept` (the command's entry point,
+    ``baseparam._entry``: a signal while the interpreter ends, after the report, fails the run too). A command's run
+    is one such block: its outputs are in place before it says ``wrote …``, and a report that then cannot be written
+    (stdout a pipe whose reader left) fails the run, status 2, which leaves none of its outputs. Nested blocks are
+    the outer one's.
     """
     if _KEPT.get() is not None:
         yield
         return
-    placings = []
+    placings, succeeded = [], False
     try:
         _KEPT.set(placings)
         yield
+        succeeded = True
     except SystemExit as exc:
         if exc.code not in (0, None):
             _undo_all(placings)
+        else:
+            succeeded = True
         raise
     except BaseException:
         _undo_all(placings)
         raise
     finally:
         _KEPT.set(None)
-        for placing in placings:                # made final (a no-op for those undone)
-            placing.done()
+        if not (succeeded and to_exit):         # held: kept until the process ends (settle_kept)
+            for placing in placings:            # made final (a no-op for those undone)
+                placing.done()
 
 
 def _undo_all(placings):
