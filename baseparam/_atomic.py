@@ -580,6 +580,69 @@ def _discard(temporaries):
         _LIVE.discard(tmp)
 
 
+# Seconds a set's placing waits for another writer's placing in the same folder (a few renames: milliseconds) before
+# it goes ahead unlocked: a writer stopped while it held the lock (or the watchdog's take-back while the main thread
+# places) must not hang the run.
+_FOLDER_LOCK_WAIT = 5.0
+_HELD_FOLDERS = threading.local()   # the folders this thread has locked (a placing's undo within its own place)
+
+
+@contextlib.contextmanager
+def _folders_locked(paths):
+    """Within the block, no other placing (another process's, another thread's) puts files in or takes them out of
+    the folders of ``paths``: an advisory lock (``flock``) on each folder, taken in the order of their names.
+
+    Two runs writing one set of files (``export`` twice into one folder) each rename their files in turn; unlocked,
+    their renames could interleave and leave one run's files beside the other's (``o.json`` of one robot, ``o.c``
+    of another). Best effort: a folder that cannot be opened or locked (no ``fcntl``, a file system without
+    ``flock``), or a lock held longer than :data:`_FOLDER_LOCK_WAIT`, is gone ahead without."""
+    try:
+        import fcntl
+    except ImportError:                 # Windows: no flock
+        yield
+        return
+    held = getattr(_HELD_FOLDERS, "names", None)
+    if held is None:
+        held = _HELD_FOLDERS.names = set()
+    taken = []
+    try:
+        for folder in sorted({os.path.dirname(os.path.abspath(path)) for path in paths} - held):
+            fd = _lock_folder(fcntl, folder)
+            if fd is not None:
+                taken.append((folder, fd))
+                held.add(folder)
+        yield
+    finally:
+        for folder, fd in taken:
+            held.discard(folder)
+            with contextlib.suppress(OSError):
+                os.close(fd)            # the lock goes with the descriptor
+
+
+def _lock_folder(fcntl, folder):
+    """A descriptor of ``folder`` holding its exclusive ``flock`` (see :func:`_folders_locked`), or None."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    deadline = time.monotonic() + _FOLDER_LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:             # another writer's placing: milliseconds
+            if time.monotonic() < deadline:
+                time.sleep(0.001)
+                continue
+        except OSError:                     # no flock here (some network file systems)
+            pass
+        except BaseException:               # a signal while it waits: the descriptor not left open
+            os.close(fd)
+            raise
+        os.close(fd)
+        return None
+
+
 class _Placing:
     """The outputs of one :func:`outputs_together` block: staged under temporary names, then put in place together,
     the old files moved aside until :meth:`done` removes them or :meth:`undo` puts them back."""
@@ -602,37 +665,45 @@ class _Placing:
         StorageError
             One line naming the one file that could not be placed.
         """
-        try:
-            for tmp, real, path in self.staged:
-                try:
-                    # each move noted before it is made: a signal just after it (checked after each call) must find
-                    # it noted, or the old file moved aside was removed with the scratch and the set left half new
-                    if os.path.exists(real):
-                        old = _temp_name(real, ".old")
-                        self.aside.append((old, real, None))
-                        with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
-                            info = os.stat(real)
-                            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
-                            os.replace(real, old)
-                            # as young as the move, its times given back with it (undo): a rename keeps the
-                            # modification time, and an output last written long ago looked, to a run on another
-                            # machine (our process id unknown there), like a killed run's leftover (remove_stale);
-                            # not ours to touch (another user's file in a shared folder): left as it is
-                            with contextlib.suppress(OSError):
-                                os.utime(old)
-                    self.placed.append((real, _identity(tmp)))
-                    os.replace(tmp, real)
-                except OSError as exc:
-                    raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-        except BaseException:
-            self.undo()
-            raise
+        with _folders_locked([real for _tmp, real, _path in self.staged]):     # no other set's renames between
+            try:
+                self._place()
+            except BaseException:
+                self.undo()
+                raise
+
+    def _place(self):
+        for tmp, real, path in self.staged:
+            try:
+                # each move noted before it is made: a signal just after it (checked after each call) must find
+                # it noted, or the old file moved aside was removed with the scratch and the set left half new
+                if os.path.exists(real):
+                    old = _temp_name(real, ".old")
+                    self.aside.append((old, real, None))
+                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                        info = os.stat(real)
+                        self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
+                        os.replace(real, old)
+                        # as young as the move, its times given back with it (undo): a rename keeps the
+                        # modification time, and an output last written long ago looked, to a run on another
+                        # machine (our process id unknown there), like a killed run's leftover (remove_stale);
+                        # not ours to touch (another user's file in a shared folder): left as it is
+                        with contextlib.suppress(OSError):
+                            os.utime(old)
+                self.placed.append((real, _identity(tmp)))
+                os.replace(tmp, real)
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
         removed, then the on_discard steps."""
+        if self.final:
+            return
         with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
-            self._undo()
+            # nor between another writer's renames in the same folders (its set would be left half ours)
+            with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+                self._undo()
 
     def _undo(self):
         if self.final:

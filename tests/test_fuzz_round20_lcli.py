@@ -71,3 +71,51 @@ def test_a_signal_at_the_end_of_a_run_fails_it_and_takes_its_outputs_back(tmp_pa
         assert (done.returncode, done.stderr) == (128 + signal.SIGTERM, "baseparam: terminated (SIGTERM)\n")
         assert (tmp_path / "o.json").read_text() == "old"
     assert os.listdir(tmp_path) == ["o.json"]                       # no temporary file, no old version aside
+
+
+# --- 2. two sets written at once into one folder are not mixed ---
+
+@posix
+def test_two_sets_placed_at_once_in_one_folder_are_not_mixed(tmp_path, monkeypatch):
+    """Two `export`s into one folder each renamed their files in turn: a second run's renames between the first's
+    left one run's o.json beside the other's o_dynamics.py. A set's renames (and their undo) now hold the folder's
+    lock. Here the second set is written (in a thread) just after the first set's first rename; it completes at
+    once (before the fix: the first set's second file then lands beside it) or waits for the lock."""
+    import fcntl
+    import threading
+
+    from baseparam._atomic import write_texts
+
+    names = [str(tmp_path / "o.json"), str(tmp_path / "o_dynamics.py")]
+    first_placed = os.path.realpath(names[0])
+    second_settled = threading.Event()        # the second set written whole, or waiting for the folder's lock
+    real_replace, real_flock = os.replace, fcntl.flock
+
+    def second():
+        try:
+            write_texts(dict.fromkeys(names, "second"))
+        finally:
+            second_settled.set()
+
+    writer = threading.Thread(target=second, name="second")
+
+    def replace(source, target):
+        real_replace(source, target)
+        if threading.current_thread() is not writer and os.fspath(target) == first_placed and not writer.is_alive():
+            writer.start()
+            assert second_settled.wait(60)    # a hang guard only
+
+    def flock(fd, operation):
+        try:
+            return real_flock(fd, operation)
+        except BlockingIOError:
+            if threading.current_thread() is writer:
+                second_settled.set()
+            raise
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(fcntl, "flock", flock)
+    write_texts(dict.fromkeys(names, "first"))
+    writer.join(60)
+    assert [open(name).read() for name in names] == ["second", "second"]     # the last set, whole
+    assert sorted(os.listdir(tmp_path)) == ["o.json", "o_dynamics.py"]
