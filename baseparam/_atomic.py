@@ -905,9 +905,10 @@ def _undo_all(placings):
         placing.undo()
 
 
-def make_folders(folder):
+def make_folders(folder, with_outputs=True):
     """``os.makedirs(folder, exist_ok=True)``; the folders it made (deepest first) are removed again if they stay
-    empty — when it fails part-way, and within :func:`outputs_together` when the block's outputs are discarded.
+    empty — when it fails part-way, and (``with_outputs``) within :func:`outputs_together` when the block's outputs
+    are discarded.
 
     Returns
     -------
@@ -923,7 +924,8 @@ def make_folders(folder):
     except BaseException:
         remove_folders(made)
         raise
-    on_discard(lambda: remove_folders(made))
+    if with_outputs:
+        on_discard(lambda: remove_folders(made))
     return made
 
 

@@ -119,3 +119,19 @@ def test_two_sets_placed_at_once_in_one_folder_are_not_mixed(tmp_path, monkeypat
     writer.join(60)
     assert [open(name).read() for name in names] == ["second", "second"]     # the last set, whole
     assert sorted(os.listdir(tmp_path)) == ["o.json", "o_dynamics.py"]
+
+
+# --- 3. tidiness: the kernel cache's folder, the notebooks' imports, a relative deviation of an exact 0 ---
+
+def test_a_compile_that_fails_leaves_no_empty_cache_folder(tmp_path, monkeypatch):
+    """A kernel compiled on a full $HOME (the compiler cannot write kernel.so: it fails) left an empty
+    ~/.cache/baseparam: made before the compile, never removed. The folders a compile made are removed again when
+    it keeps nothing in them; the run goes on with Python's kernels (None) as before."""
+    from baseparam.dynamics import _native
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setattr(_native, "_run_compiler", lambda command: 1)        # what cc says on a full disk
+    path = home / ".cache" / "baseparam" / "kernel-0123.so"
+    assert _native._compile("cc", "int f(void) { return 0; }\n", str(path), _native.FLAGS, {}) is None
+    assert os.listdir(home) == []
