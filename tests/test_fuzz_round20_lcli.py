@@ -135,3 +135,23 @@ def test_a_compile_that_fails_leaves_no_empty_cache_folder(tmp_path, monkeypatch
     path = home / ".cache" / "baseparam" / "kernel-0123.so"
     assert _native._compile("cc", "int f(void) { return 0; }\n", str(path), _native.FLAGS, {}) is None
     assert os.listdir(home) == []
+
+
+def test_the_notebooks_and_their_helpers_import_public_names_only():
+    """notebooks/_helpers.py took payload_parameters and body_parameters from module paths
+    (baseparam.identification.payload, baseparam.model.parameters), which the notebooks' readers cannot: the
+    notebooks show the public names (``bp.X``, a subpackage's ``__all__``). Every import of baseparam there now
+    names a package and its public names; robot_values is built from bp.standard_parameters."""
+    import ast
+    import importlib
+
+    private = []
+    for source in sorted((ROOT / "notebooks").glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                private += [(source.name, a.name) for a in node.names if a.name.startswith("baseparam.")]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "baseparam":
+                module = importlib.import_module(node.module)
+                public = getattr(module, "__all__", []) if hasattr(module, "__path__") else []   # a package's
+                private += [(source.name, f"{node.module}.{a.name}") for a in node.names if a.name not in public]
+    assert private == []
