@@ -155,3 +155,29 @@ def test_the_notebooks_and_their_helpers_import_public_names_only():
                 public = getattr(module, "__all__", []) if hasattr(module, "__path__") else []   # a package's
                 private += [(source.name, f"{node.module}.{a.name}") for a in node.names if a.name not in public]
     assert private == []
+
+
+@pytest.fixture
+def planar_fit():
+    """An OLS identification of the planar arm from its simulated torques (150 samples, a little noise)."""
+    import numpy as np
+
+    import baseparam as bp
+    from conftest import planar_sines
+
+    robot, _model, t, q, _qd, _qdd, tau = planar_sines(1, 150, 0.01)
+    noise = np.random.default_rng(0).normal(0.0, 1e-3, tau.shape)
+    return bp.identify(robot, bp.Trajectory(t=t, q=q, tau=tau + noise))
+
+
+def test_the_relative_deviation_of_an_estimate_of_exactly_0_is_said_in_words(planar_fit):
+    """A base parameter estimated as exactly 0 (σ finite) has no relative deviation (σ/0: null in the JSON); the
+    report's 'rel std %' column printed "–", which reads as "none" (or as a dash for a negative). It now says
+    'value 0'; a parameter the data do not determine keeps "–" beside its std's 'undetermined'."""
+    import numpy as np
+
+    e = planar_fit.estimator
+    e.coef_[0], e.rel_std_percent_[0] = 0.0, np.inf          # what the fit leaves for an estimate of exactly 0
+    row = planar_fit.summary().splitlines()[4]
+    assert row.split()[:3] == ["1", e.names_[0], "0"] and row.split()[4:6] == ["value", "0"], row
+    assert planar_fit.to_dict()["base"][0]["rel_std_percent"] is None
