@@ -580,6 +580,69 @@ def _discard(temporaries):
         _LIVE.discard(tmp)
 
 
+# Seconds a set's placing waits for another writer's placing in the same folder (a few renames: milliseconds) before
+# it goes ahead unlocked: a writer stopped while it held the lock (or the watchdog's take-back while the main thread
+# places) must not hang the run.
+_FOLDER_LOCK_WAIT = 5.0
+_HELD_FOLDERS = threading.local()   # the folders this thread has locked (a placing's undo within its own place)
+
+
+@contextlib.contextmanager
+def _folders_locked(paths):
+    """Within the block, no other placing (another process's, another thread's) puts files in or takes them out of
+    the folders of ``paths``: an advisory lock (``flock``) on each folder, taken in the order of their names.
+
+    Two runs writing one set of files (``export`` twice into one folder) each rename their files in turn; unlocked,
+    their renames could interleave and leave one run's files beside the other's (``o.json`` of one robot, ``o.c``
+    of another). Best effort: a folder that cannot be opened or locked (no ``fcntl``, a file system without
+    ``flock``), or a lock held longer than :data:`_FOLDER_LOCK_WAIT`, is gone ahead without."""
+    try:
+        import fcntl
+    except ImportError:                 # Windows: no flock
+        yield
+        return
+    held = getattr(_HELD_FOLDERS, "names", None)
+    if held is None:
+        held = _HELD_FOLDERS.names = set()
+    taken = []
+    try:
+        for folder in sorted({os.path.dirname(os.path.abspath(path)) for path in paths} - held):
+            fd = _lock_folder(fcntl, folder)
+            if fd is not None:
+                taken.append((folder, fd))
+                held.add(folder)
+        yield
+    finally:
+        for folder, fd in taken:
+            held.discard(folder)
+            with contextlib.suppress(OSError):
+                os.close(fd)            # the lock goes with the descriptor
+
+
+def _lock_folder(fcntl, folder):
+    """A descriptor of ``folder`` holding its exclusive ``flock`` (see :func:`_folders_locked`), or None."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    deadline = time.monotonic() + _FOLDER_LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:             # another writer's placing: milliseconds
+            if time.monotonic() < deadline:
+                time.sleep(0.001)
+                continue
+        except OSError:                     # no flock here (some network file systems)
+            pass
+        except BaseException:               # a signal while it waits: the descriptor not left open
+            os.close(fd)
+            raise
+        os.close(fd)
+        return None
+
+
 class _Placing:
     """The outputs of one :func:`outputs_together` block: staged under temporary names, then put in place together,
     the old files moved aside until :meth:`done` removes them or :meth:`undo` puts them back."""
@@ -602,37 +665,45 @@ class _Placing:
         StorageError
             One line naming the one file that could not be placed.
         """
-        try:
-            for tmp, real, path in self.staged:
-                try:
-                    # each move noted before it is made: a signal just after it (checked after each call) must find
-                    # it noted, or the old file moved aside was removed with the scratch and the set left half new
-                    if os.path.exists(real):
-                        old = _temp_name(real, ".old")
-                        self.aside.append((old, real, None))
-                        with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
-                            info = os.stat(real)
-                            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
-                            os.replace(real, old)
-                            # as young as the move, its times given back with it (undo): a rename keeps the
-                            # modification time, and an output last written long ago looked, to a run on another
-                            # machine (our process id unknown there), like a killed run's leftover (remove_stale);
-                            # not ours to touch (another user's file in a shared folder): left as it is
-                            with contextlib.suppress(OSError):
-                                os.utime(old)
-                    self.placed.append((real, _identity(tmp)))
-                    os.replace(tmp, real)
-                except OSError as exc:
-                    raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
-        except BaseException:
-            self.undo()
-            raise
+        with _folders_locked([real for _tmp, real, _path in self.staged]):     # no other set's renames between
+            try:
+                self._place()
+            except BaseException:
+                self.undo()
+                raise
+
+    def _place(self):
+        for tmp, real, path in self.staged:
+            try:
+                # each move noted before it is made: a signal just after it (checked after each call) must find
+                # it noted, or the old file moved aside was removed with the scratch and the set left half new
+                if os.path.exists(real):
+                    old = _temp_name(real, ".old")
+                    self.aside.append((old, real, None))
+                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
+                        info = os.stat(real)
+                        self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
+                        os.replace(real, old)
+                        # as young as the move, its times given back with it (undo): a rename keeps the
+                        # modification time, and an output last written long ago looked, to a run on another
+                        # machine (our process id unknown there), like a killed run's leftover (remove_stale);
+                        # not ours to touch (another user's file in a shared folder): left as it is
+                        with contextlib.suppress(OSError):
+                            os.utime(old)
+                self.placed.append((real, _identity(tmp)))
+                os.replace(tmp, real)
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
         removed, then the on_discard steps."""
+        if self.final:
+            return
         with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
-            self._undo()
+            # nor between another writer's renames in the same folders (its set would be left half ours)
+            with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+                self._undo()
 
     def _undo(self):
         if self.final:
@@ -709,13 +780,47 @@ def take_back_kept():
     """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
     when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
     run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
-    at most a second for the main thread's own undo."""
+    at most a second for the main thread's own undo.
+
+    Returns
+    -------
+    bool
+        False when :func:`settle_kept` has made the run's outputs final already (the run has ended with them: nothing
+        is taken back), else True.
+    """
     if not _PLACING.acquire(timeout=1.0):
-        return
+        return _SETTLED != [True]
     try:
-        _undo_all(list(_KEPT_OPEN))
+        return not settle_kept(False)
     finally:
         _PLACING.release()
+
+
+# What settle_kept decided, once it has: [True] the kept outputs made final (the run ended with them), [False] taken
+# back (the run failed or was stopped). Decided once: the watchdog's take-back and the main thread's end may race.
+_SETTLED = []
+
+
+def settle_kept(keep):
+    """The end of a run whose :func:`outputs_kept` block held its outputs to the end of the process (the command's
+    entry point): make every kept output final (``keep``: their old versions removed) or take them back (an old
+    version returns). Only the first call decides (the main thread's end, or the watchdog's take-back when it ends
+    a stopped run first); a later one finds its decision.
+
+    Returns
+    -------
+    bool
+        Whether the outputs were kept.
+    """
+    with _PLACING:
+        if not _SETTLED:
+            _SETTLED.append(keep)
+            if keep:
+                for placing in list(_KEPT_OPEN):
+                    placing.done()
+        if not _SETTLED[0]:          # taken back: also what a stopped run placed after a first take-back
+            _undo_all(list(_KEPT_OPEN))
+        return _SETTLED[0]
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.
@@ -760,31 +865,38 @@ def outputs_together():
 
 
 @contextlib.contextmanager
-def outputs_kept():
+def outputs_kept(to_exit=False):
     """Within the block, the outputs that :func:`outputs_together` blocks put in place can still be taken back: when
     this block raises (other than ``SystemExit(0)``), each gets its old version back (or is removed) and the folders
-    made for them go, as if never placed. A command's run is one such block: its outputs are in place before it
-    says ``wrote …``, and a report that then cannot be written (stdout a pipe whose reader left) fails the run,
-    status 2, which leaves none of its outputs. Nested blocks are the outer one's.
+    made for them go, as if never placed. When it ends otherwise, they are made final; with ``to_exit`` they stay
+    kept until the process ends, made final or taken back by :func:`settle_kept` (the command's entry point,
+    ``baseparam._entry``: a signal while the interpreter ends, after the report, fails the run too). A command's run
+    is one such block: its outputs are in place before it says ``wrote …``, and a report that then cannot be written
+    (stdout a pipe whose reader left) fails the run, status 2, which leaves none of its outputs. Nested blocks are
+    the outer one's.
     """
     if _KEPT.get() is not None:
         yield
         return
-    placings = []
+    placings, succeeded = [], False
     try:
         _KEPT.set(placings)
         yield
+        succeeded = True
     except SystemExit as exc:
         if exc.code not in (0, None):
             _undo_all(placings)
+        else:
+            succeeded = True
         raise
     except BaseException:
         _undo_all(placings)
         raise
     finally:
         _KEPT.set(None)
-        for placing in placings:                # made final (a no-op for those undone)
-            placing.done()
+        if not (succeeded and to_exit):         # held: kept until the process ends (settle_kept)
+            for placing in placings:            # made final (a no-op for those undone)
+                placing.done()
 
 
 def _undo_all(placings):
@@ -793,9 +905,10 @@ def _undo_all(placings):
         placing.undo()
 
 
-def make_folders(folder):
+def make_folders(folder, with_outputs=True):
     """``os.makedirs(folder, exist_ok=True)``; the folders it made (deepest first) are removed again if they stay
-    empty — when it fails part-way, and within :func:`outputs_together` when the block's outputs are discarded.
+    empty — when it fails part-way, and (``with_outputs``) within :func:`outputs_together` when the block's outputs
+    are discarded.
 
     Returns
     -------
@@ -811,7 +924,8 @@ def make_folders(folder):
     except BaseException:
         remove_folders(made)
         raise
-    on_discard(lambda: remove_folders(made))
+    if with_outputs:
+        on_discard(lambda: remove_folders(made))
     return made
 
 

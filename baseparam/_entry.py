@@ -13,7 +13,9 @@ running
     SIGHUP its ``_Terminated``; the stack unwinds (temporary files removed) and the run ends with 128 + N.
 ending
     the run is over and its outputs complete: a signal now is noted, not raised, and the process still ends
-    with 128 + N. This module ends the process itself (threads joined, ``atexit`` functions run, streams
+    with 128 + N, its outputs taken back (held until the end, :func:`baseparam._atomic.settle_kept`: a failed
+    run leaves none); only after its last decision (outputs made final) is a signal ignored, status 0. This
+    module ends the process itself (threads joined, ``atexit`` functions run, streams
     flushed, then ``os._exit``): Python's own exit restores the default handlers while it finalizes, and a
     Ctrl-C there killed the process by the signal.
 
@@ -141,13 +143,14 @@ def _grace():
 
 def _remove_temporaries():
     """The temporary files of this run's writes and compiles in progress, and the outputs it placed but still kept
-    (taken back: the run did not end; never a finished run's output)."""
+    (taken back: the run did not end; never a finished run's output). False, and nothing removed, when the run has
+    ended already, its outputs made final (:func:`_end`): the process is ending with status 0."""
     # the module as far as it is loaded: the watchdog may come while the main thread still imports it (a second
     # SIGTERM, or no grace, during numpy's import by _atomic's _checks), and must end the process, not fail
     # first the outputs already placed that the run still kept (old versions aside): a stopped run takes them back
     take_back = getattr(sys.modules.get("baseparam._atomic"), "take_back_kept", None)
-    if take_back is not None:
-        take_back()
+    if take_back is not None and not take_back():
+        return False
     discard = getattr(sys.modules.get("baseparam._atomic"), "_discard", None)
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
@@ -157,6 +160,7 @@ def _remove_temporaries():
         remove = getattr(sys.modules.get(module), name, None)
         if remove is not None:
             remove()
+    return True
 
 
 def _stop_workers():
@@ -181,7 +185,8 @@ def _stop_workers():
 
 def _force(signum):
     """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
-    _remove_temporaries()
+    if not _remove_temporaries():       # the signal came after the run's end, its outputs final: it succeeded
+        os._exit(0)
     _stop_workers()
     _remove_temporaries()       # one the main thread claimed meanwhile
     _say(signum, flush=False)
@@ -333,6 +338,15 @@ def _end(status, signum=None):
         signum = (_NOTED or _HEARD)[0]
     if signum is not None:
         status = 128 + signum
+    # The run's end: its outputs, held since its report (cli._ends_the_process), made final if it succeeded, else
+    # taken back — a signal up to here fails it, as one before the report does. Decided once, under the lock the
+    # watchdog's take-back takes: it may have taken them back first (a signal it heard and main had not seen yet).
+    settle = getattr(sys.modules.get("baseparam._atomic"), "settle_kept", None)
+    if settle is not None and not settle(status == 0) and status == 0:
+        signum = (_NOTED or _HEARD or [signal.SIGTERM])[0]
+        status = 128 + signum
+    # from here on a signal is ignored (noted by _on_signal, never counted): the run has ended, outputs and status
+    if signum is not None:
         _say(signum)                                   # once: a line said already (by main) is not said again
     _flush()
     os._exit(status)

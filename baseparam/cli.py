@@ -420,6 +420,11 @@ def _stopped(message, status):
     figures = sys.modules.get("baseparam._figures")
     if figures is not None:
         figures.remove_private()
+    # the outputs the run held to the process's end (run through the entry point), placed before the signal: a
+    # stopped run leaves none of them (docs/cli.md)
+    atomic = sys.modules.get("baseparam._atomic")
+    if atomic is not None:
+        atomic.take_back_kept()
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
         with contextlib.suppress(Exception):
@@ -428,6 +433,14 @@ def _stopped(message, status):
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+def _ends_the_process():
+    """Whether this run came through the command's entry point (:mod:`baseparam._entry`), which ends the process
+    when the run ends: its outputs are then held until the process ends, made final or taken back there (a signal
+    while the interpreter ends, after the report, fails the run as one before it does; ``_atomic.settle_kept``)."""
+    entry = sys.modules.get("baseparam._entry")
+    return entry is not None and entry._PHASE[0] == "running"
 
 
 def _plain(text, integer=False):
@@ -652,7 +665,7 @@ class _OneLineErrors(click.Group):
         try:
             # the report is part of the run: one that cannot be written (`find R --json o.json | true`) fails it,
             # status 2, and its outputs, in place since the command's last block ended, are taken back (docs/cli.md)
-            with outputs_kept(), _closed_pipe_said():
+            with outputs_kept(to_exit=_ends_the_process()), _closed_pipe_said():
                 return super().invoke(ctx)
         except KeyboardInterrupt as exc:   # as click's Abort, past click's handling: it writes a blank line first
             raise click.Abort() from exc

@@ -68,15 +68,24 @@ def multisine(n, dt, duration=20.0, period=10.0, seed=0):
 
 def robot_values(robot, payload=None, scale=1.0):
     """The standard (pseudo) parameters of the description's bodies × scale, the payload (mass, com (3,),
-    inertia (3, 3)) added to the last link: ndarray, shape (n_standard,)."""
-    from baseparam.identification.payload import payload_parameters
-    from baseparam.model.parameters import ColumnLayout, body_parameters
-    layout = ColumnLayout(robot, "pseudo")
-    p = np.zeros(layout.n_standard)
-    for k, joint in enumerate(robot.joints):
-        p[layout.link_columns[k]] = scale * body_parameters(joint.inertia, "pseudo")
+    inertia (3, 3)) added to the last link: ndarray, shape (n_standard,); the drive terms (friction, rotor
+    inertia) 0. Public names only, as the notebooks: ``bp.standard_parameters`` of the robot without drive terms
+    (the bodies' 10 columns each), and of that robot with the payload alone as its last link."""
+    import dataclasses
+
+    import baseparam as bp
+
+    def bodies_of(joints):
+        bare = [dataclasses.replace(j, friction=(False, False, False), rotor_inertia=False, friction_model=None)
+                for j in joints]
+        return bp.standard_parameters(dataclasses.replace(robot, joints=bare), "pseudo").reshape(-1, 10)
+
+    links = bp.ColumnLayout(robot, "pseudo").link_columns
+    p = np.zeros(bp.ColumnLayout(robot, "pseudo").n_standard)
+    p[links] = scale * bodies_of(robot.joints)
     if payload is not None:
-        p[layout.link_columns[-1]] += payload_parameters(*payload)
+        carrying = dataclasses.replace(robot.joints[-1], inertia=bp.Inertia(*payload))
+        p[links[-1]] += bodies_of([*robot.joints[:-1], carrying])[-1]
     return p
 
 

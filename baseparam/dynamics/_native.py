@@ -40,7 +40,8 @@ import sys
 import tempfile
 import threading
 
-from .._atomic import RANDOM_END, remove_stale_folders, remove_tree, run_folder_names, run_prefix
+from .._atomic import (RANDOM_END, make_folders, remove_folders, remove_stale_folders, remove_tree, run_folder_names,
+                       run_prefix)
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -304,11 +305,13 @@ def _stop_group(process, wait=1.0):
 
 def _compile(cc, source, path, flags, functions):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
-    (:func:`_load`); None when it does not compile."""
+    (:func:`_load`); None when it does not compile. The cache's folders it makes are removed again when it keeps
+    nothing there (a full disk: an empty ~/.cache/baseparam was left)."""
+    made = []
     try:
         with contextlib.ExitStack() as stack:
             try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+                made = make_folders(os.path.dirname(path), with_outputs=False)
                 tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
             except OSError:
                 # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
@@ -331,6 +334,9 @@ def _compile(cc, source, path, flags, functions):
         return _load(path, functions)
     except (OSError, subprocess.SubprocessError):
         return None
+    finally:
+        if made and not os.path.lexists(path):     # only while empty: another run may have put its kernel there
+            remove_folders(made)
 
 
 __all__ = ["address", "cache_dir", "compiler", "flags_for", "holding_gil", "load"]

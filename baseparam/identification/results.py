@@ -517,8 +517,9 @@ class Identification:
                  f"  {'':>3}  {'name':<8} {'value':>14} {'std':>12} {'rel std %':>10} {'τ std %':>8}"]
         at_bound = set(getattr(e, "at_bound_", ()))
         for k, ((n, v, s, r), t) in enumerate(zip(self.table(), e.torque_std_percent_), 1):
-            # at a bound the estimate is the bound (often 0): a relative deviation says nothing, nor is it poor
-            rel = f"{'at bound':>10}" if n in at_bound else _figure(r, ">10.3g", "–")
+            # at a bound the estimate is the bound (often 0): a relative deviation says nothing, nor is it poor;
+            # of an estimate of exactly 0 it is undefined (σ/0; null in the JSON), and a bare "–" read as "none"
+            rel = _relative_figure(r, v, s, n in at_bound)
             flag = "  poorly identified" if t > TORQUE_STD_WARNING and n not in at_bound else ""
             if not np.isfinite(s):      # the data do not see it: its value is the minimum-norm choice
                 flag = "  not determined by the data"
@@ -553,6 +554,17 @@ class Identification:
             rms = " ".join(f"{x:.3g}" for x in log.train.rmse)
             lines.append(f"  {name:<32} {log.n_samples:>9} {log.train.nrmse_pooled_percent:>8.2f} {out:>10}  {rms}")
         return "\n".join(lines)
+
+
+def _relative_figure(rel, value, std, at_bound):
+    """The report's 'rel std %' cell (10 characters): the figure; 'at bound' for an estimate the constraints left
+    at a bound; 'value 0' for an estimate of exactly 0, whose relative deviation is undefined; '–' for a parameter
+    the data do not determine (its std cell says so)."""
+    if at_bound:
+        return f"{'at bound':>10}"
+    if value == 0 and np.isfinite(std):
+        return f"{'value 0':>10}"
+    return _figure(rel, ">10.3g", "–")
 
 
 def _figure(x, spec, word="undetermined"):
