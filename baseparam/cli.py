@@ -1628,7 +1628,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 
     LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
-    from .identification.payload import identify_payload
+    from .identification.payload import identify_payload, same_arm
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
     from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
@@ -1691,23 +1691,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             check_attachable(described)
         if robot_format == "urdf":
             _check_urdf_output(described)
-        if [j.type for j in described.joints] != [j.type for j in robot.joints]:
-            # the payload's frame is --model's last link: on another robot's last link it means nothing
-            raise SettingsError(f"--model: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
-                                f"is not the robot of --model {model_file} "
-                                f"({''.join(j.type[0].upper() for j in robot.joints)})")
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
-        if model_file:      # the same joint types, but another arm, or other frames: the fit and its frame wrong
-            from .model.dh_equivalent import kinematics_mismatch
-            differs = kinematics_mismatch(described, robot)
-            if differs == "the last link's frame":      # one arm, likely: a DH table's frame n and a URDF's sit apart
-                raise SettingsError(f"--model: {model_file} places the last link's frame elsewhere than {robot_file} "
-                                    "(the payload would be fitted in one and attached in the other): give both in one "
-                                    "description, e.g. identify --yaml's output of a YAML robot, --urdf's of a URDF")
-            if differs is not None:
-                raise SettingsError(f"--model: {model_file} is not the arm of {robot_file}: {differs} differs (its "
-                                    "bodies are those of ROBOT_FILE's arm, in the same frames)")
+        if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)
+            same_arm(described, robot, "--model", robot_file, model_file)
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
         reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,
@@ -1745,8 +1732,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                     warn(log.skipped_summary())
             still = {"wrench": list(wrench), "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
             logs = list(logs)
-        result = identify_payload(robot, logs,
-                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
+        # in ROBOT_FILE's last link frame, across the constant transform to --model's
+        result = identify_payload(robot, logs, unloaded=[read(p) for p in unloaded] or None, preprocessing=settings,
+                                  robot=described if model_file else None, **still)
         if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
             _fail(f"{printable(loaded[0])}{' …' if len(loaded) > 1 else ''}: --robot-out: no robot written (payload: "
                   f"{result._unattachable()})", 2)

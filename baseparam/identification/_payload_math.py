@@ -28,6 +28,14 @@ def pseudo_columns(J) -> np.ndarray:
     return np.asarray(J)[_ENTRIES]
 
 
+def frame_change(T) -> np.ndarray:
+    """The linear map of 10 pseudo parameters given in a frame placed at ``T`` (4×4, rigid) in another frame to the
+    same body's parameters in that other frame: ``J ↦ T J Tᵀ`` (points r ↦ R r + t), shape (10, 10). A fit whose
+    columns W act on the other frame's parameters acts on the placed frame's as ``W @ frame_change(T)``."""
+    T = np.asarray(T, dtype=float)
+    return np.stack([pseudo_columns(T @ pseudo_matrix(e) @ T.T) for e in np.eye(10)], axis=1)
+
+
 def pseudo_expression(x):
     """J of 10 pseudo parameters given as cvxpy scalars (any sequence of 10), a (4, 4) cvxpy expression."""
     import cvxpy as cp

@@ -186,9 +186,10 @@ def _nearest(q, qu, budget=4_000_000):
     return nearest, distance
 
 
-def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
+def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5, carry=None):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
-    'static')."""
+    'static'); with ``carry`` (10, 10), in the frame whose parameters it maps to the last link's (SX SY SZ M among
+    themselves: the first moments move with the mass alone)."""
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     robot = check_robot(robot)
@@ -224,6 +225,8 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
         y = y - (tau_u[nearest] - predicted(qu[nearest], zero, zero))
     _check_target(y, "still torques")
     A = _gravity_columns(robot, q)                       # (P, n, 4)
+    if carry is not None:
+        A = A @ np.asarray(carry)[STATIC, STATIC]
     flat = A.reshape(P * n, 4)
     scale = max(np.abs(flat).max(), 1e-300)
     _, s, Vt = np.linalg.svd(flat / scale, full_matrices=False)

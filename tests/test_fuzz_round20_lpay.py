@@ -1,0 +1,92 @@
+"""Round twenty's leftovers of the payload and the Python API (lpay): stop 44's "Left (found, not fixed)"."""
+import json
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from baseparam.identification.payload import identify_payload
+from conftest import ROOT
+from pin_model import build_model
+
+UR, UR_CAD = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "ur10e_cad.yaml"
+# in robots/ur10e.yaml's last link frame (DH frame 6, the URDF's tool0)
+PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
+                                                         [0.0, 0.001, 0.006]]))
+
+
+def _pin_torques(robot, q, qd, qdd, payload=PAYLOAD):
+    """pinocchio's RNEA of ``robot``'s bodies, ``payload`` added to its last link (in that link's frame)."""
+    inertias = [pin.Inertia(j.inertia.mass, np.asarray(j.inertia.com, float), np.asarray(j.inertia.inertia, float))
+                for j in robot.joints]
+    inertias[-1] = inertias[-1] + pin.Inertia(payload[0], payload[1], payload[2])
+    model, _ = build_model(robot, inertias)
+    data = model.createData()
+    return np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(q, qd, qdd)])
+
+
+# --- 1. payload --model across frames: one arm, its last link frame placed otherwise -------------------------------
+
+def _moving_log(robot, payload=PAYLOAD, seconds=6.0, dt=0.01):
+    """A few sines per joint, pinocchio's torques with ``payload``, a little noise."""
+    t = np.arange(0.0, seconds, dt)
+    k = np.arange(1, robot.n_dof + 1)
+    q = 0.4 * np.sin(np.outer(t, 0.7 * k) + k) + 0.3 * np.sin(np.outer(t, 1.9 + 0.3 * k))
+    qd = 0.28 * k * np.cos(np.outer(t, 0.7 * k) + k) + 0.3 * (1.9 + 0.3 * k) * np.cos(np.outer(t, 1.9 + 0.3 * k))
+    qdd = -0.196 * k ** 2 * np.sin(np.outer(t, 0.7 * k) + k) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(
+        np.outer(t, 1.9 + 0.3 * k))
+    tau = _pin_torques(robot, q, qd, qdd, payload) + np.random.default_rng(1).normal(0.0, 0.02, (len(t), robot.n_dof))
+    return bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
+
+
+def test_a_model_in_other_frames_gives_the_payload_in_the_robots_last_frame():
+    """robots/ur10e_cad.yaml is the UR10e of robots/ur10e.yaml in its URDF's link frames (wrist_3_link, 0.117 m and a
+    quarter turn from tool0): as the model of ur10e.yaml it was refused ('places the last link's frame elsewhere'),
+    the library had no check at all (the payload came out in wrist_3_link's frame whatever robot it was attached to).
+    Now identify_payload(model, …, robot=…) fits it in the robot's last frame: the payload pinocchio simulated on
+    ur10e.yaml's tool0 comes back, found with ur10e_cad.yaml's kinematics and bodies; another arm is refused."""
+    ur, cad = bp.load_robot(UR), bp.load_robot(UR_CAD)
+    log = _moving_log(ur)
+    # the same motion without the payload: ur10e_cad.yaml's friction and rotor inertias, which pinocchio leaves out,
+    # cancel
+    unloaded = _moving_log(ur, (0.0, np.zeros(3), np.zeros((3, 3))))
+    result = identify_payload(cad, log, unloaded=unloaded, preprocessing=None, robot=ur)
+    mass, com, inertia = PAYLOAD
+    assert result.rank == 10 and abs(result.mass - mass) < 0.01 * mass
+    assert np.abs(result.com - com).max() < 1e-3, result.com
+    assert np.abs(result.inertia - inertia).max() < 2e-3, result.inertia
+    with pytest.raises(bp.SettingsError, match="ur10e_cad.yaml is not the arm of .*ur5.yaml: joint 3's axis differs"):
+        identify_payload(cad, log, preprocessing=None, robot=bp.load_robot(ROOT / "robots" / "ur5.yaml"))
+
+
+def test_the_cli_fits_the_payload_of_robot_file_with_a_model_in_other_frames(tmp_path):
+    """`payload ur10e.yaml STILL.csv --static --model ur10e_cad.yaml` was refused before the fit; now the mass and
+    centre of mass simulated on ur10e.yaml's tool0 come back in that frame (the still poses' gravity columns
+    carried), and --robot-out writes ur10e.yaml with them."""
+    ur = bp.load_robot(UR)
+    rng = np.random.default_rng(4)
+    poses = rng.uniform(-1.5, 1.5, (12, 6))
+    zero = np.zeros_like(poses)
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tau{j + 1}" for j in range(6)])
+    logs = []
+    for name, payload in (("still.csv", PAYLOAD), ("empty.csv", (0.0, np.zeros(3), np.zeros((3, 3))))):
+        tau = _pin_torques(ur, poses, zero, zero, payload) + rng.normal(0.0, 0.01, poses.shape)
+        logs.append(tmp_path / name)
+        np.savetxt(logs[-1], np.column_stack([np.arange(12.0), poses, tau]), delimiter=",", header=header,
+                   comments="")
+    out, robot_out = tmp_path / "p.json", tmp_path / "with_payload.yaml"
+    # without the payload too: ur10e_cad.yaml's friction offsets, which pinocchio leaves out, cancel
+    result = CliRunner().invoke(main, ["payload", str(UR), str(logs[0]), "--unloaded", str(logs[1]), "--static",
+                                       "--still-duration", "0", "--model", str(UR_CAD), "--json", str(out),
+                                       "--robot-out", str(robot_out)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert abs(doc["mass"] - PAYLOAD[0]) < 0.01 * PAYLOAD[0]
+    assert np.abs(np.array(doc["com"]) - PAYLOAD[1]).max() < 1e-3, doc["com"]
+    last = bp.load_robot(robot_out).joints[-1].inertia
+    own = ur.joints[-1].inertia
+    together = (own.mass * np.asarray(own.com) + PAYLOAD[0] * PAYLOAD[1]) / (own.mass + PAYLOAD[0])
+    assert abs(last.mass - own.mass - PAYLOAD[0]) < 0.02 and np.abs(np.asarray(last.com) - together).max() < 1e-3
