@@ -90,3 +90,29 @@ def test_the_cli_fits_the_payload_of_robot_file_with_a_model_in_other_frames(tmp
     own = ur.joints[-1].inertia
     together = (own.mass * np.asarray(own.com) + PAYLOAD[0] * PAYLOAD[1]) / (own.mass + PAYLOAD[0])
     assert abs(last.mass - own.mass - PAYLOAD[0]) < 0.02 and np.abs(np.asarray(last.com) - together).max() < 1e-3
+
+
+# --- 2. payload --static: a log timed in ms -------------------------------------------------------------------------
+
+def test_still_poses_of_a_log_timed_in_ms_are_refused(tmp_path):
+    """Timestamps in ms made still_duration (0.5 s) half a sample: every two slow rows of the motion between the poses
+    were a 'pose' — 41 poses for the 6 held, 1.75 kg for 2.0, exit 0. identify refuses such a time step
+    (preprocess); the still poses now refuse a median step longer than still_duration (in seconds the log reads as
+    before, and a table of poses, still_duration 0, takes any t)."""
+    from test_payload_static import PAYLOAD as STILL_PAYLOAD, _csv, _log
+
+    ur = bp.load_robot(UR)
+    poses = np.array([[0.0, -1.2, 1.0, -1.4, -1.5, 0.0], [0.5, -1.0, 1.2, 0.3, 1.0, 1.5],
+                      [-0.5, -1.6, 0.8, -2.5, 0.4, -1.0], [0.3, -0.8, 1.4, 1.2, -0.9, 2.4],
+                      [1.0, -1.4, 0.6, -0.6, 2.0, -2.0], [-1.0, -1.1, 1.1, 2.0, -2.2, 0.8]])
+    log = _log(ur, poses, STILL_PAYLOAD, seed=2)
+    assert abs(identify_payload(ur, log, static=True).mass - STILL_PAYLOAD[0]) < 0.01
+    in_ms = bp.Trajectory(t=1e3 * log.t, q=log.q, tau=log.tau, source="still_ms.csv")
+    with pytest.raises(bp.DataError, match=r"^still_ms.csv: field t: median time step 4 s is longer than "
+                                           r"still_duration \(0.5 s\).*is the time in ms or µs\? give it in seconds"):
+        identify_payload(ur, in_ms, static=True)
+    path = tmp_path / "still_ms.csv"
+    _csv(path, in_ms)
+    result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--static"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "longer than --still-duration (0.5 s)" in result.output, result.output

@@ -71,6 +71,13 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     if tau is None:
         raise DataError(f"{trajectory.source}: no torques to identify a payload from")
     S = len(t)
+    step = float(np.median(np.diff(t))) if S > 1 else 0.0
+    if min_duration > 0 and step > min_duration:
+        # any two rows in a row then last min_duration: a log timed in ms took every pair of slow samples for a
+        # pose (41 'poses' of 6 held, 1.75 kg for 2.0), as a log in seconds sampled more slowly than the poses last
+        raise DataError(f"{trajectory.source}: field t: median time step {step:.4g} s is longer than still_duration "
+                        f"({min_duration:g} s), so every two samples would be a still pose: is the time in ms or µs? "
+                        "give it in seconds (or a longer still_duration; 0 for a table of poses, one row each)")
     out_q, out_tau, spans, single = [], [], [], []
     i, previous = 0, None                 # previous: the first row of the last pose; single: one-row poses' rows
     while i < S:
