@@ -116,3 +116,53 @@ def test_still_poses_of_a_log_timed_in_ms_are_refused(tmp_path):
     result = CliRunner().invoke(main, ["payload", str(UR), str(path), "--static"])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "longer than --still-duration (0.5 s)" in result.output, result.output
+
+
+# --- 2. PayloadResult.to_vendor: no format of a payload not seen; plain floats --------------------------------------
+
+def _result(mass, com, mass_std=0.01, com_std=0.001):
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+
+    inertia = np.diag([0.01, 0.02, 0.03])
+    return PayloadResult(mass=mass, com=np.asarray(com, float), inertia=inertia, mass_std=mass_std,
+                         com_std=np.full(3, com_std), inertia_std=np.full((3, 3), 0.001),
+                         parameters=payload_parameters(mass, com, inertia), unconstrained=np.zeros(10),
+                         covariance=np.zeros((10, 10)), identifiable=[], rank=10, mode="model", n_samples=100,
+                         rmse=np.zeros(6))
+
+
+def test_to_vendor_refuses_what_to_dict_leaves_out():
+    """to_dict gives vendors null (and the CLI's JSON) for a mass not told from none, an undetermined mass or centre;
+    to_vendor gave the controller's dict all the same (3e-5 kg with a centre 0.3 m off, loaded as if measured)."""
+    for result, said in ((_result(3e-5, [0.3, 0.0, 0.0]), "is not told from none"),
+                         (_result(2.0, [0.0, 0.0, 0.1], mass_std=np.nan), "the mass is not determined"),
+                         (_result(2.0, [0.0, 0.0, 0.1], com_std=np.nan), "the centre of mass is not determined")):
+        assert result.to_dict()["vendors"] is None
+        for vendor in ("ur", "kuka", "franka"):
+            with pytest.raises(bp.DataError, match=f"^payload: .*{said}.*: no vendor format$"):
+                result.to_vendor(vendor)
+    assert _result(2.0, [0.0, 0.0, 0.1]).to_dict()["vendors"]["ur"]["mass"] == 2.0
+
+
+def test_vendor_formats_are_plain_floats_without_negative_zero():
+    """KUKA's X Y Z were numpy floats beside plain ones, and a centre or angle of −0.0 came out as such (UR's cog,
+    Franka's F_x_Cload too): every number is a float, none −0.0, the values unchanged."""
+    import math
+
+    result = _result(np.float64(2.0), [0.0, -0.0, 0.1])
+    for vendor in ("ur", "kuka", "franka"):
+        doc = result.to_vendor(vendor)
+        numbers = [x for v in doc.values() for x in (v if isinstance(v, list) else [v])]
+        assert all(type(x) is float for x in numbers), doc
+        assert not any(x == 0 and math.copysign(1.0, x) < 0 for x in numbers), doc
+    kuka = result.to_vendor("kuka")
+    assert (kuka["M"], kuka["X"], kuka["Y"], kuka["Z"]) == (2.0, 0.0, 0.0, 0.1)
+    assert sorted((kuka["JX"], kuka["JY"], kuka["JZ"])) == pytest.approx([0.01, 0.02, 0.03])
+
+
+def test_a_result_without_mass_has_no_centre_deviation_whoever_built_it():
+    """The NaN of a centre and inertia without a mass was set by each fit and again by summary(): one place now (the
+    result), so to_dict's null and summary's 'undetermined' agree for a result built by hand too."""
+    result = _result(0.0, [0.0, 0.0, 0.0])
+    assert np.isnan(result.com_std).all() and np.isnan(result.inertia_std).all()
+    assert result.to_dict()["com_std"] == [None, None, None]

@@ -227,9 +227,8 @@ def _physical_estimate(theta, cov_theta, rows, text):
         J[:, i] = (_flat(p + e) - at) / h
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
     std[_undetermined(J, rows)] = np.nan             # what the data do not see has no standard deviation
+    # no mass (the solver's p0 kept, its mass below zero): the result makes the centre's and inertia's NaN
     m, c, I = payload_physical(p)
-    if m <= 0:      # no mass (the solver's p0 kept, its mass below zero): no centre, shown as 0, nor inertia about it
-        std[1:] = np.nan                             # not known to be 0 ± 0, as the still poses' fit says too
     return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
                 parameters=p, unconstrained=p_ls, covariance=cov,
                 identifiable=list(NAMES) if len(rows) == 10 else text, rank=len(rows))

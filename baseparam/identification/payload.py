@@ -119,6 +119,12 @@ class PayloadResult:
                                  "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
                                  "mode": (str, "a str")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
+        if self.mass <= 0:
+            # no mass: no centre (com is then 0) nor inertia about it, not known to be 0 ± 0 — for every fit (the
+            # consistent estimate's solver keeping a mass below zero, the still poses' clipped at 0) and a result
+            # built by hand alike
+            object.__setattr__(self, "com_std", np.full(3, np.nan))
+            object.__setattr__(self, "inertia_std", np.full((3, 3), np.nan))
 
     @property
     def mass_detected(self) -> bool:
@@ -142,9 +148,7 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
-        # a mass of zero or below has no centre (com is then 0, ± 0 by the delta method) nor inertia about it
-        com_std, inertia_std = (self.com_std, self.inertia_std) if self.mass > 0 else \
-            (np.full(3, np.nan), np.full((3, 3), np.nan))
+        com_std, inertia_std = self.com_std, self.inertia_std      # NaN without a mass (__post_init__)
         lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
                  "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
@@ -189,8 +193,23 @@ class PayloadResult:
         Returns
         -------
         dict
+            Of plain floats (lists of them), none of them −0.0.
+
+        Raises
+        ------
+        DataError
+            When the data do not determine the mass or the centre of mass, or do not tell the mass from none
+            (:attr:`mass_detected`), as :meth:`to_dict` then gives no vendor format: a controller would load a 0 kg
+            or 2 m value as if measured.
         """
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
+        reason = self._no_vendor_format()
+        if reason is not None:
+            raise DataError(f"payload: {reason}: no vendor format")
+        return {key: _plain(value) for key, value in self._vendor(vendor).items()}
+
+    def _vendor(self, vendor):
+        """:meth:`to_vendor`'s dict, its numbers as computed."""
         I = 0.5 * (self.inertia + self.inertia.T)
         if vendor == "ur":
             return {"mass": self.mass, "cog": self.com.tolist(),
@@ -206,6 +225,14 @@ class PayloadResult:
         return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
+
+    def _no_vendor_format(self):
+        """Why no controller's format is given (:meth:`to_vendor` refused, :meth:`to_dict`'s vendors None), or None:
+        :meth:`_unattachable`'s reasons, or a centre of mass the data do not determine."""
+        reason = self._unattachable()
+        if reason is None and not np.isfinite(self.com_std).all():
+            return "the centre of mass is not determined by these data"
+        return reason
 
     def _unattachable(self):
         """Why this payload is no body to add to a robot (:meth:`attach`, :meth:`robot_text`), or None: the mass not
@@ -297,7 +324,7 @@ class PayloadResult:
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
-        determined = self.mass_detected and np.isfinite(self.com_std).all()
+        determined = self._no_vendor_format() is None
         doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")} if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
@@ -339,6 +366,7 @@ def same_arm(robot, model, label="model", robot_name=None, model_name=None):
     """
     from ..model.dh_equivalent import TOLERANCE, arm_relation
 
+    robot, model = require_robot(robot), require_robot(model, "model")
     robot_name = robot_name or robot.source_file or robot.name
     model_name = model_name or model.source_file or model.name
     kinds = ["".join(j.type[0].upper() for j in r.joints) for r in (robot, model)]
@@ -351,6 +379,13 @@ def same_arm(robot, model, label="model", robot_name=None, model_name=None):
         raise SettingsError(f"{label}: {model_name} is not the arm of {robot_name}: {differs} differs (a model holds "
                             f"the bodies of {robot_name}'s own arm, its frames placed as it likes)")
     return None if np.abs(last - np.eye(4)).max() <= TOLERANCE else frame_change(last)
+
+
+def _plain(value):
+    """A number, or a list of them, as plain floats without −0.0 (a controller's format, JSON)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return float(value) + 0.0
 
 
 def identifiable_combinations(base, columns, carry=None):

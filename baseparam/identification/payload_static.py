@@ -275,9 +275,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     unseen = np.linalg.norm(np.eye(4) - rows.T @ rows, axis=0) > 1e-9      # SX SY SZ M, rows orthonormal
     if unseen[3]:
         std[:] = np.nan
-    std[1:][unseen[:3]] = np.nan
-    if m == 0:          # no mass seen (clipped at 0): its centre is not determined, not known to be 0 exactly
-        std[1:] = np.nan
+    std[1:][unseen[:3]] = np.nan       # no mass seen (clipped at 0): the result makes the centre's NaN
     p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
     unconstrained = np.zeros(10)
     unconstrained[STATIC] = first
