@@ -313,12 +313,6 @@ def _refuse_given(names, why):
 # load_robot reads any case ('.URDF' is URDF): the flags of _CASE_SENSITIVE are compared as written.
 _SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
 _CASE_SENSITIVE = {"--python"}
-# What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
-# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot; CSV
-# under t.npz is read as NPZ, and refused, by the trajectory readers, which take every log format here by its name).
-_EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
-                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
-                      ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag"}
 # The format each of these flags writes in every command that has it, and the extension a refusal suggests: load_robot
 # reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf), the
 # trajectory readers a log by its extension (JSON under o.csv is read as CSV), as users' tools do
@@ -342,8 +336,8 @@ def _read_files(paths):
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, '-' for an output that cannot go to stdout, a name without the extension :data:`_SUFFIXES` asks for,
-    and a name whose extension says another format than the output's (:data:`_EXTENSION_FORMATS`; :func:`_writable`
-    checks the outputs' folders).
+    and a name whose extension says another format than the output's (:func:`~baseparam._checks.check_written_format`;
+    :func:`_writable` checks the outputs' folders).
 
     Parameters
     ----------
@@ -396,11 +390,13 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
         if suffixes and not (out if flag in _CASE_SENSITIVE else out.lower()).endswith(suffixes):
             names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
             _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
-        said = _EXTENSION_FORMATS.get(ext.lower())
-        if flag in writes and said not in (None, writes[flag][0]):
-            what, suggested = writes[flag]
-            _fail(f"{flag}: {out}: writes {what}, and a {ext!r} name says {said} (a reader would take it for "
-                  f"{said}); give a {suggested} name", 2)
+        if flag in writes:      # the library's writers' rule
+            from ._checks import check_written_format
+            from .errors import ArgumentError
+            try:
+                check_written_format(out, *writes[flag], flag)
+            except ArgumentError as exc:
+                _fail(str(exc), 2)
 
 
 def _stopped(message, status):

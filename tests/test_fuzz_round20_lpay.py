@@ -1,5 +1,6 @@
 """Round twenty's leftovers of the payload and the Python API (lpay): stop 44's "Left (found, not fixed)"."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -166,3 +167,52 @@ def test_a_result_without_mass_has_no_centre_deviation_whoever_built_it():
     result = _result(0.0, [0.0, 0.0, 0.0])
     assert np.isnan(result.com_std).all() and np.isnan(result.inertia_std).all()
     assert result.to_dict()["com_std"] == [None, None, None]
+
+
+# --- 3. the Python API: a motion's source, a writer's file name, gains beyond float ---------------------------------
+
+@pytest.mark.parametrize("source", [3, b"run.csv", None, ["run.csv"]])
+def test_a_motion_source_that_is_no_text_is_a_type_error(source):
+    """Trajectory(..., source=3) (or Reference's) was taken as the text '3' — b'run.csv' as "b'run.csv'", None as
+    'None' — a name of no file in every later message; a str or a path are what it is documented to be."""
+    from pathlib import Path
+
+    from baseparam.simulation.tracking import Reference
+
+    t, q = np.arange(10.0), np.zeros((10, 1))
+    with pytest.raises(TypeError, match=r"^source: expected a str or a path .*, got "):
+        bp.Trajectory(t, q, q, source=source)
+    with pytest.raises(TypeError, match=r"^source: expected a str or a path "):
+        Reference(t, q, q, q, source=source)
+    assert bp.Trajectory(t, q, q, source=Path("logs") / "run.csv").source == str(Path("logs") / "run.csv")
+
+
+def test_a_design_written_under_another_formats_name_is_refused(tmp_path):
+    """ExcitationDesign.to_json('x.csv') wrote JSON under a name every log reader takes for CSV (excite --json x.csv
+    is refused): the command line's rule is the library's (check_written_format), for to_csv too."""
+    from test_excitation import LIMITS
+
+    design = bp.design_excitation(bp.load_robot(ROOT / "robots" / "planar_rrr.yaml"), period=4.0, harmonics=2,
+                                  rate=20.0, limits=LIMITS, starts=1, seed=3)
+    for write, name, said in ((design.to_json, "x.csv", "writes JSON, and a '.csv' name says CSV"),
+                              (design.to_csv, "x.JSON", "writes CSV, and a '.JSON' name says JSON")):
+        with pytest.raises(bp.ArgumentError, match=f"^path: .*{name}: {said} .*; give a "):
+            write(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    assert json.loads(Path(design.to_json(tmp_path / "x.json")).read_text())
+    result = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--json",
+                                       str(tmp_path / "y.csv")])
+    assert result.exit_code == 2 and "--json: " in result.output and "writes JSON, and a '.csv' name says CSV" in \
+        result.output, result.output
+
+
+def test_gains_beyond_float_are_refused_naming_the_field(tmp_path):
+    """read_trajectory(..., gains=10**400) ended in numpy's bare OverflowError ('int too large to convert to
+    float'), no file or field named; a gain of inf as text was already refused as no usable gain."""
+    path = tmp_path / "log.csv"
+    np.savetxt(path, np.column_stack([np.arange(20.0), np.zeros(20), np.ones(20)]), delimiter=",",
+               header="t,q1,current1", comments="")
+    for gains in (10 ** 400, [10 ** 400]):
+        with pytest.raises(bp.DataError, match=rf"^{path}: gains: a number beyond the float range"):
+            bp.read_trajectory(path, gains=gains)
+    assert bp.read_trajectory(path, gains=2.0).tau[0, 0] == 2.0
