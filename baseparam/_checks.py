@@ -120,6 +120,43 @@ def plain_texts(settings: dict) -> dict:
             for name, value in settings.items()}
 
 
+# What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
+# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot; CSV
+# under t.npz is read as NPZ, and refused, by the trajectory readers, which take every log format here by its name).
+EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
+                     ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
+                     ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag"}
+
+
+def check_written_format(path, writes: str, suggested: str, name: str = "path"):
+    """Refuse to write ``writes`` (a format's name, as :data:`EXTENSION_FORMATS` has them) under a file name whose
+    extension says another format: a reader takes a file by its name (JSON under o.csv is read as CSV). The command
+    line's outputs and the library's writers alike (``ExcitationDesign.to_json('x.csv')`` wrote JSON there).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    writes : str
+        What is written ('JSON', 'CSV', 'YAML', …).
+    suggested : str
+        The extension the refusal suggests ('.json').
+    name : str
+        What the refusal names first (a parameter, or a flag).
+
+    Raises
+    ------
+    ArgumentError
+    """
+    text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else None
+    if text is None:
+        return
+    ext = os.path.splitext(text)[1]
+    said = EXTENSION_FORMATS.get(ext.lower())
+    if said not in (None, writes):
+        raise ArgumentError(f"{name}: {printable(text)}: writes {writes}, and a {ext!r} name says {said} (a reader "
+                            f"would take it for {said}); give a {suggested} name")
+
+
 def is_file_name(value) -> bool:
     """Whether ``value`` names a file: a str, bytes or any os.PathLike (``pathlib.Path``, and a ``PurePosixPath``,
     which is no ``Path``). The one test of functions that take a file name in place of an object (a robot's

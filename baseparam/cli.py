@@ -313,12 +313,6 @@ def _refuse_given(names, why):
 # load_robot reads any case ('.URDF' is URDF): the flags of _CASE_SENSITIVE are compared as written.
 _SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
 _CASE_SENSITIVE = {"--python"}
-# What an extension says a file holds, in any case: an output of another format under it is refused (Markdown
-# under o.py would be imported and fail; YAML under a .urdf name is read as URDF, and refused, by load_robot; CSV
-# under t.npz is read as NPZ, and refused, by the trajectory readers, which take every log format here by its name).
-_EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
-                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
-                      ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag"}
 # The format each of these flags writes in every command that has it, and the extension a refusal suggests: load_robot
 # reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf), the
 # trajectory readers a log by its extension (JSON under o.csv is read as CSV), as users' tools do
@@ -342,8 +336,8 @@ def _read_files(paths):
 def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """Refuse, before any work, an input that is no file or folder, an output that would replace an input or another
     output, '-' for an output that cannot go to stdout, a name without the extension :data:`_SUFFIXES` asks for,
-    and a name whose extension says another format than the output's (:data:`_EXTENSION_FORMATS`; :func:`_writable`
-    checks the outputs' folders).
+    and a name whose extension says another format than the output's (:func:`~baseparam._checks.check_written_format`;
+    :func:`_writable` checks the outputs' folders).
 
     Parameters
     ----------
@@ -396,11 +390,13 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
         if suffixes and not (out if flag in _CASE_SENSITIVE else out.lower()).endswith(suffixes):
             names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
             _fail(f"{flag}: {out}: expected a {names} file name, got " + (repr(ext) if ext else "no extension"), 2)
-        said = _EXTENSION_FORMATS.get(ext.lower())
-        if flag in writes and said not in (None, writes[flag][0]):
-            what, suggested = writes[flag]
-            _fail(f"{flag}: {out}: writes {what}, and a {ext!r} name says {said} (a reader would take it for "
-                  f"{said}); give a {suggested} name", 2)
+        if flag in writes:      # the library's writers' rule
+            from ._checks import check_written_format
+            from .errors import ArgumentError
+            try:
+                check_written_format(out, *writes[flag], flag)
+            except ArgumentError as exc:
+                _fail(str(exc), 2)
 
 
 def _stopped(message, status):
@@ -1641,7 +1637,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 
     LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
-    from .identification.payload import identify_payload
+    from .identification.payload import identify_payload, same_arm
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
     from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
@@ -1704,23 +1700,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             check_attachable(described)
         if robot_format == "urdf":
             _check_urdf_output(described)
-        if [j.type for j in described.joints] != [j.type for j in robot.joints]:
-            # the payload's frame is --model's last link: on another robot's last link it means nothing
-            raise SettingsError(f"--model: {robot_file} ({''.join(j.type[0].upper() for j in described.joints)}) "
-                                f"is not the robot of --model {model_file} "
-                                f"({''.join(j.type[0].upper() for j in robot.joints)})")
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
-        if model_file:      # the same joint types, but another arm, or other frames: the fit and its frame wrong
-            from .model.dh_equivalent import kinematics_mismatch
-            differs = kinematics_mismatch(described, robot)
-            if differs == "the last link's frame":      # one arm, likely: a DH table's frame n and a URDF's sit apart
-                raise SettingsError(f"--model: {model_file} places the last link's frame elsewhere than {robot_file} "
-                                    "(the payload would be fitted in one and attached in the other): give both in one "
-                                    "description, e.g. identify --yaml's output of a YAML robot, --urdf's of a URDF")
-            if differs is not None:
-                raise SettingsError(f"--model: {model_file} is not the arm of {robot_file}: {differs} differs (its "
-                                    "bodies are those of ROBOT_FILE's arm, in the same frames)")
+        if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)
+            same_arm(described, robot, "--model", robot_file, model_file)
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
         reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,
@@ -1758,8 +1741,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                     warn(log.skipped_summary())
             still = {"wrench": list(wrench), "sensor": _numbers(sensor, "--sensor"), "wrench_bias": wrench_bias}
             logs = list(logs)
-        result = identify_payload(robot, logs,
-                                  unloaded=[read(p) for p in unloaded] or None, preprocessing=settings, **still)
+        # in ROBOT_FILE's last link frame, across the constant transform to --model's
+        result = identify_payload(robot, logs, unloaded=[read(p) for p in unloaded] or None, preprocessing=settings,
+                                  robot=described if model_file else None, **still)
         if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
             _fail(f"{printable(loaded[0])}{' …' if len(loaded) > 1 else ''}: --robot-out: no robot written (payload: "
                   f"{result._unattachable()})", 2)

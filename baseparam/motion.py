@@ -236,7 +236,9 @@ def check_motion(motion):
     def fail(problem, field, **facts):
         raise error(motion._message(problem, field, **facts))
 
-    # every message names the source: text, where a newline would forge a line
+    # every message names the source: text, where a newline would forge a line; another object was shown as its
+    # str() (source=3, b'x', None, a list), a name no file has
+    check_instance(motion.source, "source", (str, os.PathLike), "a str or a path (the motion's name in messages)")
     source = os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike) else motion.source
     object.__setattr__(motion, "source", printable(source))
     check_flag(motion.floating, f"{motion.source}: floating", error=error)

@@ -310,6 +310,14 @@ def _texts(result, *calls):
     return [repr(result)] + [str(call(result)) for call in calls]
 
 
+def _vendor_or_refusal(result):
+    """to_vendor('ur'), or its refusal's words (this planar arm's centre of mass is undetermined: no vendor format)."""
+    try:
+        return result.to_vendor("ur")
+    except bp.DataError as error:
+        return str(error)
+
+
 @pytest.mark.parametrize("field, kind", [("com", list), ("inertia", lambda a: a.tolist()), ("parameters", tuple),
                                          ("rmse", list), ("mass", fractions.Fraction), ("mass", np.float32),
                                          ("mode", np.str_), ("n_samples", np.int64), ("inertia",
@@ -322,7 +330,7 @@ def test_a_payload_result_built_by_hand_of_other_kinds_answers_as_the_fitted_one
     model, fit = payload_fit
     made = dataclasses.replace(fit, **{field: kind(getattr(fit, field))})
     expected = fit if kind is not np.float32 else dataclasses.replace(fit, mass=float(np.float32(fit.mass)))
-    calls = (lambda r: r.summary(), lambda r: r.to_dict(), lambda r: r.to_vendor("ur"),
+    calls = (lambda r: r.summary(), lambda r: r.to_dict(), _vendor_or_refusal,
              lambda r: bp.inverse_dynamics(r.attach(model), np.full(3, 0.2), np.zeros(3), np.zeros(3)))
     assert _texts(made, *calls) == _texts(expected, *calls)
     assert type(made.mass) is float and all(isinstance(getattr(made, name), np.ndarray) and

@@ -9,35 +9,37 @@ ROOT = Path(__file__).resolve().parents[1]
 UR, UR_CAD = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "ur10e_cad.yaml"
 
 
-# --- payload --model: the same arm with its last frame elsewhere is said as such (4b17b25) -------------------------
+# --- payload --model: the same arm with its last frame elsewhere (4b17b25; carried across since round 20) ----------
 
-def test_one_arm_with_its_last_frame_elsewhere_is_said_so(tmp_path):
+def test_one_arm_with_its_last_frame_elsewhere_is_taken(tmp_path):
     """robots/ur10e.yaml (DH frame 6 = the URDF's tool0) and ur10e_cad.yaml (the URDF's link frames: wrist_3_link)
-    are one arm, its base turned 180° and its last frame 0.117 m apart: refused rightly (the payload, fitted in
-    --model's last frame, would be attached in ROBOT's), but as 'joint 1's axis differs' — no joint differs. The
-    reason is the last link's frame; an arm that moves otherwise still names a joint's axis."""
+    are one arm, its base turned 180° and its last frame 0.117 m apart: refused as 'joint 1's axis differs' (no joint
+    differs), then as the last link's frame placed elsewhere; since round 20 the payload is fitted across the constant
+    transform (tests/test_fuzz_round20_lpay.py): the command gets past the model to the log."""
     log = tmp_path / "log.csv"
-    log.write_text("t,q1\n")        # refused before a log is read
+    log.write_text("t,q1\n")
     result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(UR_CAD)])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
-    assert "places the last link's frame elsewhere than" in result.output, result.output
+    assert "no data lines after the header" in result.output, result.output
 
 
-def test_the_urdf_written_of_a_yaml_robot_as_its_model_is_told_what_to_give(tmp_path):
+def test_the_urdf_written_of_a_yaml_robot_is_its_model_across_frames(tmp_path):
     """identify --urdf (and payload --robot-out .urdf) write a YAML robot as a URDF whose link frames sit at the joints
-    (robot_to_urdf): as --model of that YAML robot its last frame lies apart (UR10e: d6 = 0.117 m), rightly refused,
-    but the user holds the robot's own identified model: the message says which file to give instead."""
+    (robot_to_urdf): as --model of that YAML robot its last frame lies apart (UR10e: d6 = 0.117 m along the last
+    axis), which same_arm returns as the map of the payload's parameters between the frames: a point mass on
+    ur10e.yaml's tool0 origin is, in the URDF's last frame, 0.117 m along its z axis."""
+    import numpy as np
+
     import baseparam as bp
+    from baseparam.identification.payload import payload_parameters, same_arm
     from baseparam.model.urdf_writer import robot_to_urdf
 
     robot = bp.load_robot(UR)
-    model = tmp_path / "identified.urdf"
-    model.write_text(robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints]))
-    log = tmp_path / "log.csv"
-    log.write_text("t,q1\n")
-    result = CliRunner().invoke(main, ["payload", str(UR), str(log), "--model", str(model)])
-    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
-    assert "last link's frame elsewhere" in result.output and "identify --yaml's output" in result.output
+    model = bp.parse_robot(robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia)
+                                                  for j in robot.joints]))
+    carry = same_arm(robot, model)
+    at_origin = carry @ payload_parameters(1.0, np.zeros(3), np.zeros((3, 3)))
+    np.testing.assert_allclose(at_origin[6:], [0.0, 0.0, 0.117, 1.0], atol=1e-9)
 
 
 def test_the_first_joint_placed_otherwise_is_named():

@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .._atomic import robot_protected
-from .._checks import check_progress, shown
+from .._checks import check_progress, check_written_format, shown
 from .._numbers import flat_values, is_whole, zero_d_number
 from .._validation import (check_field_kinds, check_finite_fields, check_flag, check_memory, check_number, check_option,
                            check_seed, check_workers)
@@ -178,11 +178,14 @@ class ExcitationDesign:
         return summary_text(self)
 
     def to_csv(self, path):
-        """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically."""
+        """Write the plain trajectory CSV (``t, q1..qN, qd1..qN, qdd1..qN``, SI), atomically (a name that says another
+        format refused: :func:`~baseparam._checks.check_written_format`)."""
+        check_written_format(path, "CSV", ".csv")
         return self._written(path, lambda: write_trajectory_csv(path, self.samples))
 
     def to_json(self, path):
-        """Write :meth:`to_dict` as JSON, atomically."""
+        """Write :meth:`to_dict` as JSON, atomically (a name that says another format, ``x.csv``, refused)."""
+        check_written_format(path, "JSON", ".json")
         return self._written(path, lambda: write_json(path, self.to_dict()))
 
     def plot(self, path=None):

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._numbers import BEYOND_FLOAT
 from .._validation import check_instance, comma_list, shown
 from ..errors import DataError, printable
 from ._record import FIELDS, JOINT_FIELDS, MAX_COLUMNS
@@ -206,6 +207,8 @@ def _gains(source, gains, n, has_current):
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
         raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {shown(gains)}") from None
+    except OverflowError:       # an int beyond float64 (10**400) was numpy's bare "int too large to convert"
+        raise DataError(f"{source}: gains: {BEYOND_FLOAT}; expected drive gains in N·m/A") from None
     if arr.ndim == 0 or arr.shape == (1,):          # one gain for every joint, as a scalar or '--gains 10'
         arr = np.full(n, float(arr.reshape(-1)[0]) if arr.size else np.nan)
     if arr.shape != (n,):

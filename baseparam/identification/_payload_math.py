@@ -28,6 +28,14 @@ def pseudo_columns(J) -> np.ndarray:
     return np.asarray(J)[_ENTRIES]
 
 
+def frame_change(T) -> np.ndarray:
+    """The linear map of 10 pseudo parameters given in a frame placed at ``T`` (4×4, rigid) in another frame to the
+    same body's parameters in that other frame: ``J ↦ T J Tᵀ`` (points r ↦ R r + t), shape (10, 10). A fit whose
+    columns W act on the other frame's parameters acts on the placed frame's as ``W @ frame_change(T)``."""
+    T = np.asarray(T, dtype=float)
+    return np.stack([pseudo_columns(T @ pseudo_matrix(e) @ T.T) for e in np.eye(10)], axis=1)
+
+
 def pseudo_expression(x):
     """J of 10 pseudo parameters given as cvxpy scalars (any sequence of 10), a (4, 4) cvxpy expression."""
     import cvxpy as cp
@@ -219,9 +227,8 @@ def _physical_estimate(theta, cov_theta, rows, text):
         J[:, i] = (_flat(p + e) - at) / h
     std = np.sqrt(np.maximum(np.diag(J @ cov @ J.T), 0.0))
     std[_undetermined(J, rows)] = np.nan             # what the data do not see has no standard deviation
+    # no mass (the solver's p0 kept, its mass below zero): the result makes the centre's and inertia's NaN
     m, c, I = payload_physical(p)
-    if m <= 0:      # no mass (the solver's p0 kept, its mass below zero): no centre, shown as 0, nor inertia about it
-        std[1:] = np.nan                             # not known to be 0 ± 0, as the still poses' fit says too
     return dict(mass=m, com=c, inertia=I, mass_std=float(std[0]), com_std=std[1:4], inertia_std=std[4:].reshape(3, 3),
                 parameters=p, unconstrained=p_ls, covariance=cov,
                 identifiable=list(NAMES) if len(rows) == 10 else text, rank=len(rows))

@@ -36,7 +36,8 @@ from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yam
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._inputs import _as_trajectories, check_joints
-from ._payload_math import NAMES, _check_target, _echelon, _fit_payload, payload_parameters, payload_physical
+from ._payload_math import (NAMES, _check_target, _echelon, _fit_payload, frame_change, payload_parameters,
+                            payload_physical)
 from .payload_static import _check_still, identify_static
 
 # Below this mass (kg) a payload is no payload: joint torques do not tell a gram (a gripper's screw weighs more),
@@ -44,7 +45,7 @@ from .payload_static import _check_still, identify_static
 # first moments over that mass, lands decimetres off.
 MASS_FLOOR = 1e-3
 
-__all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical"]
+__all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical", "same_arm"]
 
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
@@ -118,6 +119,12 @@ class PayloadResult:
                                  "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
                                  "mode": (str, "a str")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
+        if self.mass <= 0:
+            # no mass: no centre (com is then 0) nor inertia about it, not known to be 0 ± 0 — for every fit (the
+            # consistent estimate's solver keeping a mass below zero, the still poses' clipped at 0) and a result
+            # built by hand alike
+            object.__setattr__(self, "com_std", np.full(3, np.nan))
+            object.__setattr__(self, "inertia_std", np.full((3, 3), np.nan))
 
     @property
     def mass_detected(self) -> bool:
@@ -141,9 +148,7 @@ class PayloadResult:
                 return "undetermined"
             return f"{s:.2g}" if 0 < s < 0.5 * 10.0 ** -digits else f"{s:.{digits}f}"
 
-        # a mass of zero or below has no centre (com is then 0, ± 0 by the delta method) nor inertia about it
-        com_std, inertia_std = (self.com_std, self.inertia_std) if self.mass > 0 else \
-            (np.full(3, np.nan), np.full((3, 3), np.nan))
+        com_std, inertia_std = self.com_std, self.inertia_std      # NaN without a mass (__post_init__)
         lines = [f"payload ({self.mode}, {counted(self.n_samples, 'samples')}), in the frame of the link the last "
                  "joint moves:",
                  f"  mass     {self.mass:.4f} ± {std(self.mass_std, 4)} kg",
@@ -188,8 +193,23 @@ class PayloadResult:
         Returns
         -------
         dict
+            Of plain floats (lists of them), none of them −0.0.
+
+        Raises
+        ------
+        DataError
+            When the data do not determine the mass or the centre of mass, or do not tell the mass from none
+            (:attr:`mass_detected`), as :meth:`to_dict` then gives no vendor format: a controller would load a 0 kg
+            or 2 m value as if measured.
         """
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
+        reason = self._no_vendor_format()
+        if reason is not None:
+            raise DataError(f"payload: {reason}: no vendor format")
+        return {key: _plain(value) for key, value in self._vendor(vendor).items()}
+
+    def _vendor(self, vendor):
+        """:meth:`to_vendor`'s dict, its numbers as computed."""
         I = 0.5 * (self.inertia + self.inertia.T)
         if vendor == "ur":
             return {"mass": self.mass, "cog": self.com.tolist(),
@@ -205,6 +225,14 @@ class PayloadResult:
         return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
+
+    def _no_vendor_format(self):
+        """Why no controller's format is given (:meth:`to_vendor` refused, :meth:`to_dict`'s vendors None), or None:
+        :meth:`_unattachable`'s reasons, or a centre of mass the data do not determine."""
+        reason = self._unattachable()
+        if reason is None and not np.isfinite(self.com_std).all():
+            return "the centre of mass is not determined by these data"
+        return reason
 
     def _unattachable(self):
         """Why this payload is no body to add to a robot (:meth:`attach`, :meth:`robot_text`), or None: the mass not
@@ -296,7 +324,7 @@ class PayloadResult:
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
-        determined = self.mass_detected and np.isfinite(self.com_std).all()
+        determined = self._no_vendor_format() is None
         doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")} if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
@@ -310,13 +338,65 @@ class PayloadResult:
         return doc
 
 
-def identifiable_combinations(base, columns):
+def same_arm(robot, model, label="model", robot_name=None, model_name=None):
+    """Check that ``model`` (whose kinematics and bodies the payload is fitted with) describes the arm of ``robot``
+    (whose last link the payload is reported on and attached to), and how their last link frames relate: the same
+    joint types, axes and gravity to 1 mm (:func:`~baseparam.model.dh_equivalent.arm_relation`; their base frames
+    may differ by a rigid motion, and their last link frames by another: a DH table's frame n and a URDF's link
+    frame, ``robots/ur10e.yaml``'s ``tool0`` and ``ur10e_cad.yaml``'s ``wrist_3_link``).
+
+    Parameters
+    ----------
+    robot, model : Robot
+    label : str
+        What the refusal names first (``model`` here, ``--model`` on the command line).
+    robot_name, model_name : str, optional
+        The descriptions' names in the refusal (default: their files, else their names).
+
+    Returns
+    -------
+    ndarray, shape (10, 10), or None
+        :func:`~._payload_math.frame_change` of ``robot``'s last link frame in ``model``'s: the map of the payload's
+        parameters in ``robot``'s frame to ``model``'s; None when the two frames are one (1e-9 m).
+
+    Raises
+    ------
+    SettingsError
+        Another robot (other joint types) or another arm (an axis placed otherwise, gravity).
+    """
+    from ..model.dh_equivalent import TOLERANCE, arm_relation
+
+    robot, model = require_robot(robot), require_robot(model, "model")
+    robot_name = robot_name or robot.source_file or robot.name
+    model_name = model_name or model.source_file or model.name
+    kinds = ["".join(j.type[0].upper() for j in r.joints) for r in (robot, model)]
+    if kinds[0] != kinds[1]:
+        # the payload's frame is the model's last link: on another robot's last link it means nothing
+        raise SettingsError(f"{label}: {robot_name} ({kinds[0]}) is not the robot of {label} {model_name} "
+                            f"({kinds[1]})")
+    differs, last = arm_relation(robot, model)
+    if differs is not None:
+        raise SettingsError(f"{label}: {model_name} is not the arm of {robot_name}: {differs} differs (a model holds "
+                            f"the bodies of {robot_name}'s own arm, its frames placed as it likes)")
+    return None if np.abs(last - np.eye(4)).max() <= TOLERANCE else frame_change(last)
+
+
+def _plain(value):
+    """A number, or a list of them, as plain floats without −0.0 (a controller's format, JSON)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return float(value) + 0.0
+
+
+def identifiable_combinations(base, columns, carry=None):
     """Rank and the identifiable combinations of one link's 10 parameters, given the other links.
 
     Parameters
     ----------
     base : BaseParameters
     columns : ndarray of int, shape (10,)
+    carry : ndarray, shape (10, 10), optional
+        The parameters in another frame mapped to the link's (:func:`same_arm`): the combinations of those.
 
     Returns
     -------
@@ -326,6 +406,8 @@ def identifiable_combinations(base, columns):
     text : list of str
     """
     Y = np.asarray(base.Y, dtype=float)[:, columns]
+    if carry is not None:
+        Y = Y @ carry
     scale = max(np.abs(Y).max(), 1.0)
     _, s, Vt = np.linalg.svd(Y)
     rank = int((s > 1e-9 * scale).sum())
@@ -373,7 +455,7 @@ def _matched(loaded, unloaded):
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
                      parameters="pseudo", friction=False, static=False, still_tolerance=2e-3, still_duration=0.5,
-                     wrench=None, sensor=None, wrench_bias=False):
+                     wrench=None, sensor=None, wrench_bias=False, robot=None):
     """Identify a payload fixed to the last link from joint torques.
 
     Parameters
@@ -410,6 +492,12 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         URDF's convention); default: the last link's frame.
     wrench_bias : bool
         With ``wrench``: fit an unknown constant offset of each wrench component per log (the sensor's zero).
+    robot : Robot or str, optional
+        The robot the payload is reported on (in the frame of its last link, the one :meth:`PayloadResult.attach`
+        and :meth:`PayloadResult.robot_text` then take) when ``model`` describes it otherwise: e.g. a model identified
+        from the arm's URDF for its DH description. Checked to be ``model``'s arm (:func:`same_arm`: another robot or
+        arm refused); the payload is fitted in its last link frame, across the constant transform between the two.
+        Default: ``model``'s robot.
 
     Returns
     -------
@@ -423,6 +511,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     from ..projection.base_set import find_base_parameters
     from ._least_squares import _independent_fraction
 
+    reported = robot        # `robot` below: the model's
     # accepted for the signature identify has; the payload is fitted in pseudo parameters either way
     check_option(parameters, "parameters", ("pseudo", "khalil"), error=SettingsError)
     for name, flag in (("friction", friction), ("static", static), ("wrench_bias", wrench_bias)):
@@ -452,6 +541,13 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     # the payload's columns are a fixed base's: a floating base's coordinates lie beyond them (an IndexError)
     require_fixed_base(robot, "payload identification")
     settings = preprocessing or Preprocessing.none()
+    carry = None        # the payload's parameters in `reported`'s last link frame mapped to the model's
+    if reported is not None:
+        if wrench is not None:      # the wrench fit reads no body: the robot is all it takes
+            raise SettingsError("robot: the wrench fit uses the kinematics alone (no bodies): give the robot as "
+                                "model")
+        reported = require_robot(load_robot(reported) if is_file_name(reported) else reported)
+        carry = same_arm(reported, robot)
     if wrench is not None:
         if static or unloaded is not None or friction:
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static, unloaded "
@@ -472,7 +568,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if static:
         return _reported(PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                          None if unloaded is None else raw(unloaded, "unloaded"),
-                                                         still_tolerance, still_duration)))
+                                                         still_tolerance, still_duration, carry)))
 
     def prepared(data, what):
         out = []
@@ -493,7 +589,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                             f"{'one' if len(loaded) == 1 else 'ones'} (one per loaded log)")
     columns = ColumnLayout(robot, "pseudo").link_columns[-1]
     base = find_base_parameters(robot, "pseudo")
-    _, rows, text = identifiable_combinations(base, columns)
+    _, rows, text = identifiable_combinations(base, columns, carry)
     blocks, targets, fractions, extras = [], [], [], []
     with single_threaded():
         for k, item in enumerate(loaded):
@@ -508,7 +604,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             else:
                 tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched)
                 y = (tau - tau_u) - (predicted(q, qd, qdd) - predicted(q_u, qd_u, qdd_u))
-            blocks.append(evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns))
+            block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
+            blocks.append(block if carry is None else block @ carry)
             targets.append(y)
             extras.append(np.stack([qd, np.tanh(qd / 0.02), np.ones_like(qd)], axis=2))   # (S, n, 3)
             fractions.append(_independent_fraction(item, 1) * len(q))

@@ -71,6 +71,13 @@ def still_poses(trajectory, tolerance=2e-3, min_duration=0.5):
     if tau is None:
         raise DataError(f"{trajectory.source}: no torques to identify a payload from")
     S = len(t)
+    step = float(np.median(np.diff(t))) if S > 1 else 0.0
+    if min_duration > 0 and step > min_duration:
+        # any two rows in a row then last min_duration: a log timed in ms took every pair of slow samples for a
+        # pose (41 'poses' of 6 held, 1.75 kg for 2.0), as a log in seconds sampled more slowly than the poses last
+        raise DataError(f"{trajectory.source}: field t: median time step {step:.4g} s is longer than still_duration "
+                        f"({min_duration:g} s), so every two samples would be a still pose: is the time in ms or µs? "
+                        "give it in seconds (or a longer still_duration; 0 for a table of poses, one row each)")
     out_q, out_tau, spans, single = [], [], [], []
     i, previous = 0, None                 # previous: the first row of the last pose; single: one-row poses' rows
     while i < S:
@@ -186,9 +193,10 @@ def _nearest(q, qu, budget=4_000_000):
     return nearest, distance
 
 
-def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5):
+def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min_duration=0.5, carry=None):
     """The payload's mass and centre of mass from still poses (module notes): the fields of a PayloadResult (mode
-    'static')."""
+    'static'); with ``carry`` (10, 10), in the frame whose parameters it maps to the last link's (SX SY SZ M among
+    themselves: the first moments move with the mass alone)."""
     from ._payload_math import NAMES, _check_target, _echelon, payload_parameters
 
     robot = check_robot(robot)
@@ -224,6 +232,8 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
         y = y - (tau_u[nearest] - predicted(qu[nearest], zero, zero))
     _check_target(y, "still torques")
     A = _gravity_columns(robot, q)                       # (P, n, 4)
+    if carry is not None:
+        A = A @ np.asarray(carry)[STATIC, STATIC]
     flat = A.reshape(P * n, 4)
     scale = max(np.abs(flat).max(), 1e-300)
     _, s, Vt = np.linalg.svd(flat / scale, full_matrices=False)
@@ -265,9 +275,7 @@ def identify_static(robot, predicted, loaded, unloaded=None, tolerance=2e-3, min
     unseen = np.linalg.norm(np.eye(4) - rows.T @ rows, axis=0) > 1e-9      # SX SY SZ M, rows orthonormal
     if unseen[3]:
         std[:] = np.nan
-    std[1:][unseen[:3]] = np.nan
-    if m == 0:          # no mass seen (clipped at 0): its centre is not determined, not known to be 0 exactly
-        std[1:] = np.nan
+    std[1:][unseen[:3]] = np.nan       # no mass seen (clipped at 0): the result makes the centre's NaN
     p = payload_parameters(m, c, np.zeros((3, 3)))       # a point mass: the inertia is not seen at rest
     unconstrained = np.zeros(10)
     unconstrained[STATIC] = first

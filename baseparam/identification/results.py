@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 
 from .._atomic import robot_protected, write_text
-from .._checks import counted, shown
+from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import (check_field_kinds, check_field_shapes, check_names, check_number, check_path,
                            check_real_array, float_fields)
@@ -319,7 +319,7 @@ class Identification:
         a first comment line names the prior."""
         robot = self._robot("to_yaml")          # an OLS fit has no prior to name and no bodies to write
         text = f"# {self._note()}\n" + robot_to_yaml(robot)
-        return _written(path, text, robot)
+        return _written(path, text, robot, "YAML", ".yaml")
 
     def _bodies(self, what):
         e = self.estimator
@@ -382,7 +382,7 @@ class Identification:
 
             check_urdf_gravity(robot)
             text = robot_to_urdf(robot, bodies)
-        return _written(path, text, robot)
+        return _written(path, text, robot, "URDF", ".urdf")
 
     def to_mjcf(self, path=None, *, urdf_folder=None) -> str:
         """The robot with the identified bodies and drives as MuJoCo MJCF (``identify --mjcf``).
@@ -417,7 +417,7 @@ class Identification:
         text = robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
                              urdf_folder=None if urdf_folder is None else os.fspath(urdf_folder),
                              note=self._note())
-        return _written(path, text, robot)
+        return _written(path, text, robot, "MJCF", ".xml")
 
     def _note(self):
         """The line every description written from the fit carries: the consistent fit and its prior."""
@@ -585,9 +585,11 @@ def _condition_line(raw, scaled):
             f"column-scaled: {_figure(scaled, '.4g', 'unbounded')})")
 
 
-def _written(path, text, robot):
-    """``text``, also written atomically to ``path`` unless it is None, never over ``robot``'s description file."""
+def _written(path, text, robot, writes, suggested):
+    """``text``, also written atomically to ``path`` unless it is None, never over ``robot``'s description file nor
+    under a name that says another format than ``writes`` (:func:`~baseparam._checks.check_written_format`)."""
     if path is not None:
+        check_written_format(path, writes, suggested)
         with robot_protected(robot):
             write_text(path, text)
     return text

@@ -118,12 +118,41 @@ def _joint_frames(robot, frames):
 
 def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, tolerance: float = 1e-3):
     """Where ``other`` moves otherwise than ``robot`` (the same joints, base frames that may differ by a rigid motion),
-    as a few words, or None when they agree: at ``n_checks`` random configurations, every joint's axis line, the last
-    link's frame and gravity, ``other``'s carried into ``robot``'s base by the one motion that maps its last link
-    frame onto ``robot``'s at the first configuration. Two descriptions of one arm agree (a URDF and its DH
-    equivalent to round-off); another arm with the same joint types, or the same arm with another last frame or
-    other joint directions, does not. The words name the first joint whose axis lies otherwise (told by the links'
-    motions, which no choice of frames changes), or the last link's frame when only it differs.
+    as a few words, or None when they agree: :func:`arm_relation`'s words, and "the last link's frame" when only that
+    frame sits elsewhere on the last link (farther than ``tolerance``). Two descriptions of one arm agree (a URDF and
+    its DH equivalent to round-off); another arm with the same joint types, or the same arm with another last frame or
+    other joint directions, does not.
+
+    Parameters
+    ----------
+    robot, other : Robot
+        Of the same joint types (checked by the caller).
+    tolerance : float
+        m for points, and for unit vectors (:func:`arm_relation`).
+
+    Returns
+    -------
+    str or None
+    """
+    differs, last = arm_relation(robot, other, n_checks, seed, tolerance)
+    if differs is None and np.abs(last - np.eye(4)).max() > tolerance:
+        return "the last link's frame"
+    return differs
+
+
+def arm_relation(robot, other, n_checks: int = 3, seed: int = 0, tolerance: float = 1e-3):
+    """How ``other`` describes the arm of ``robot`` (the same joints; base frames, and last link frames, that may
+    differ by constant rigid motions): ``(words, last)``, the words None when they agree and ``last`` ``robot``'s last
+    link frame in ``other``'s (constant; the identity when both put it at one place), else the words saying what
+    differs and ``last`` None.
+
+    At ``n_checks`` random configurations, every joint's axis line and gravity, ``other``'s carried into ``robot``'s
+    base by the one rigid motion that maps its axis lines onto ``robot``'s (least squares over all joints and
+    configurations; when every axis stays parallel to one direction, a planar arm, lines do not fix that motion: the
+    one that maps the last link frames onto each other at the first configuration, ``last`` then the identity), then
+    ``robot``'s last link frame in ``other``'s carried one, which must be the same at every configuration. The words
+    name the first joint whose axis lies otherwise (told by the links' motions, which no choice of frames changes), or
+    the last link's frame, or gravity.
 
     Parameters
     ----------
@@ -137,32 +166,59 @@ def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, toleranc
 
     Returns
     -------
-    str or None
+    words : str or None
+    last : ndarray, shape (4, 4), or None
     """
     rng = np.random.default_rng(seed)
     lows = np.array([-1.0 if j.type == "revolute" else -0.2 for j in robot.joints])
     configurations = [rng.uniform(lows, -lows) for _ in range(n_checks)]
-    carry = None
-    for q in configurations:
-        mine, theirs = link_frames(robot, q), link_frames(other, q)
-        if carry is None:
-            carry = mine[-1] @ np.linalg.inv(theirs[-1])
-        for a, b in zip(_joint_frames(robot, mine), _joint_frames(other, theirs)):
+    mine = [link_frames(robot, q) for q in configurations]
+    theirs = [link_frames(other, q) for q in configurations]
+    axes = [(_joint_frames(robot, a), _joint_frames(other, b)) for a, b in zip(mine, theirs)]
+    carry = _lines_carry([pair for a, b in axes for pair in zip(a, b)])
+    if carry is None:       # every axis parallel to one direction: the last frames taken to coincide
+        carry = mine[0][-1] @ np.linalg.inv(theirs[0][-1])
+    last = None
+    for (joints_a, joints_b), a_frames, b_frames in zip(axes, mine, theirs):
+        for a, b in zip(joints_a, joints_b):
             b = carry @ b
             gap = b[:3, 3] - a[:3, 3]
             off_line = gap - (gap @ a[:3, 2]) * a[:3, 2]
             if np.linalg.norm(a[:3, 2] - b[:3, 2]) > tolerance or np.linalg.norm(off_line) > tolerance:
-                # the carry maps the last frames onto each other, so every axis misses from joint 1 on whatever
-                # differs: one arm whose last frame sits elsewhere on its last link (robots/ur10e.yaml's tool0,
-                # ur10e_cad.yaml's wrist_3_link), or the first joint placed otherwise, is told by the links' motions
+                # the carry fits every axis line at once, so what differs shows on several: the first link moving
+                # otherwise names the joint placed otherwise (None: only the last frame, where the carry was
+                # taken from the last frames)
                 first = _first_link_moving_otherwise(robot, other, configurations, tolerance)
-                return "the last link's frame" if first is None else f"joint {first}'s axis"
-        if np.abs(mine[-1] - carry @ theirs[-1]).max() > tolerance:
-            return "the last link's frame"
+                return ("the last link's frame" if first is None else f"joint {first}'s axis"), None
+        here = np.linalg.inv(carry @ b_frames[-1]) @ a_frames[-1]
+        if last is None:
+            last = here
+        elif np.abs(here - last).max() > tolerance:
+            return "the last link's frame", None
     if np.linalg.norm(np.asarray(robot.gravity_si) - carry[:3, :3] @ np.asarray(other.gravity_si)) > \
             tolerance * 9.81:
-        return "gravity"
-    return None
+        return "gravity", None
+    return None, last
+
+
+def _lines_carry(pairs):
+    """The rigid motion (4×4) that carries the second frame's z axis line of each pair onto the first's, least squares
+    (directions by Kabsch, then the translation that brings the lines' points onto the lines), or None when the lines
+    are all parallel (about them, and along them, no motion is fixed)."""
+    a_dirs = np.array([a[:3, 2] for a, _ in pairs])
+    b_dirs = np.array([b[:3, 2] for _, b in pairs])
+    U, s, Vt = np.linalg.svd(b_dirs.T @ a_dirs)
+    if s[1] < 1e-3 * s[0]:
+        return None
+    turn = Vt.T @ np.diag([1.0, 1.0, np.sign(np.linalg.det(Vt.T @ U.T))]) @ U.T      # b directions onto a's
+    normal, right = np.zeros((3, 3)), np.zeros(3)
+    for (a, b), z in zip(pairs, a_dirs):
+        across = np.eye(3) - np.outer(z, z)
+        normal += across
+        right += across @ (a[:3, 3] - turn @ b[:3, 3])
+    carry = np.eye(4)
+    carry[:3, :3], carry[:3, 3] = turn, np.linalg.solve(normal, right)
+    return carry
 
 
 def _first_link_moving_otherwise(robot, other, configurations, tolerance):
