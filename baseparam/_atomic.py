@@ -700,9 +700,12 @@ class _Placing:
         removed, then the on_discard steps."""
         if self.final:
             return
-        with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
-            # nor between another writer's renames in the same folders (its set would be left half ours)
-            with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+        # not between another writer's renames in the same folders (its set would be left half ours), then not at
+        # once from the main thread and the watchdog (take_back_kept): the folders' locks first, as place() takes
+        # them before its own undo takes _PLACING — the other order let the watchdog's take-back, holding _PLACING,
+        # wait the whole _FOLDER_LOCK_WAIT for the lock of a main thread that itself waited for _PLACING
+        with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+            with _PLACING:
                 self._undo()
 
     def _undo(self):
@@ -791,9 +794,12 @@ def take_back_kept():
     if not _PLACING.acquire(timeout=1.0):
         return _SETTLED != [True]
     try:
-        return not settle_kept(False)
+        kept, placings = _settled(False)
     finally:
         _PLACING.release()
+    if not kept:
+        _undo_all(placings)
+    return not kept
 
 
 # What settle_kept decided, once it has: [True] the kept outputs made final (the run ended with them), [False] taken
@@ -813,14 +819,23 @@ def settle_kept(keep):
         Whether the outputs were kept.
     """
     with _PLACING:
-        if not _SETTLED:
-            _SETTLED.append(keep)
-            if keep:
-                for placing in list(_KEPT_OPEN):
-                    placing.done()
-        if not _SETTLED[0]:          # taken back: also what a stopped run placed after a first take-back
-            _undo_all(list(_KEPT_OPEN))
-        return _SETTLED[0]
+        kept, placings = _settled(keep)
+    if not kept:
+        _undo_all(placings)
+    return kept
+
+
+def _settled(keep):
+    """settle_kept's decision, under ``_PLACING`` (the first call's ``keep``; the kept outputs made final when it
+    keeps them), and the placings still to take back. Those are undone after ``_PLACING`` is let go: an undo takes its
+    folders' locks before ``_PLACING`` (:meth:`_Placing.undo`)."""
+    if not _SETTLED:
+        _SETTLED.append(keep)
+        if keep:
+            for placing in list(_KEPT_OPEN):
+                placing.done()
+    # taken back: also what a stopped run placed after a first take-back
+    return _SETTLED[0], ([] if _SETTLED[0] else list(_KEPT_OPEN))
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.

@@ -1,0 +1,83 @@
+"""Review of round 20's end-of-run take-back (aa632d2) and folder locks (9beda72) in baseparam._atomic."""
+import os
+import sys
+import threading
+
+import pytest
+
+from baseparam import _atomic
+
+posix = pytest.mark.skipif(os.name != "posix" or sys.platform == "emscripten", reason="flock")
+
+
+def _names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+@posix
+def test_the_watchdogs_take_back_does_not_wait_out_the_folder_lock_of_its_own_main_thread(tmp_path, monkeypatch):
+    """A second SIGTERM while the main thread renames a set's files: the first raises in the main thread (holding
+    the folder's lock, its undo wanting _PLACING), the watchdog's take-back held _PLACING and waited for that folder
+    lock — each for the other, until the lock's whole wait (5 s) was out: the 'at once' of a second SIGTERM was 5 s,
+    and the take-back went ahead unlocked. The lock order is now one (folders, then _PLACING): the main thread's undo
+    finishes, and the take-back then gets the lock. The clock is the test's own: the take-back's wait for the lock
+    advances it past the deadline, once the main thread has unwound (or 30 s have passed, a hang guard)."""
+    import fcntl
+
+    names = [tmp_path / "o.json", tmp_path / "o.py"]
+    for name in names:
+        name.write_text("old")
+    monkeypatch.setattr(_atomic, "_SETTLED", [])        # this process's decision: none yet (another test's clean-up)
+    waiting, unwound, gave_up, clock = threading.Event(), threading.Event(), [], [0.0]
+
+    class Clock:
+        """time for _atomic: the take-back's thread (named 'watchdog') on a clock of its own."""
+        def __getattr__(self, name):
+            return getattr(__import__("time"), name)
+
+        def monotonic(self):
+            return clock[0] if threading.current_thread().name == "watchdog" else __import__("time").monotonic()
+
+        def sleep(self, seconds):
+            if threading.current_thread().name != "watchdog":
+                return __import__("time").sleep(seconds)
+            unwound.wait(30)                            # the main thread's undo, done: its lock let go
+            clock[0] += 2 * _atomic._FOLDER_LOCK_WAIT   # a next BlockingIOError gives up
+
+    real_flock, real_lock_folder, real_replace = fcntl.flock, _atomic._lock_folder, os.replace
+
+    def flock(fd, operation):
+        try:
+            return real_flock(fd, operation)
+        except BlockingIOError:
+            if threading.current_thread().name == "watchdog":
+                waiting.set()
+            raise
+
+    def lock_folder(fcntl_module, folder):
+        fd = real_lock_folder(fcntl_module, folder)
+        if fd is None and threading.current_thread().name == "watchdog":
+            gave_up.append(folder)
+        return fd
+
+    watchdog = threading.Thread(target=_atomic.take_back_kept, name="watchdog")
+
+    def replace(source, target):
+        real_replace(source, target)
+        if os.fspath(target) == os.path.realpath(names[0]) and not os.fspath(source).endswith(".old") \
+                and threading.current_thread() is not watchdog and not watchdog.ident:
+            watchdog.start()                            # the second SIGTERM: the watchdog's forced end
+            assert waiting.wait(30)                     # a hang guard only: it waits for the folder's lock
+            raise KeyboardInterrupt                     # the first SIGTERM, raised in the main thread
+
+    monkeypatch.setattr(_atomic, "time", Clock())
+    monkeypatch.setattr(fcntl, "flock", flock)
+    monkeypatch.setattr(_atomic, "_lock_folder", lock_folder)
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt), _atomic.outputs_kept(to_exit=True):
+        _atomic.write_texts(dict.fromkeys(map(str, names), "new"))
+    unwound.set()
+    watchdog.join(60)
+    monkeypatch.undo()
+    assert gave_up == []                                # it waited for the lock only while the main thread undid
+    assert [name.read_text() for name in names] == ["old", "old"] and _names(tmp_path) == ["o.json", "o.py"]
