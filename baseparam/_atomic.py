@@ -665,9 +665,14 @@ class _Placing:
         StorageError
             One line naming the one file that could not be placed.
         """
-        with _folders_locked([real for _tmp, real, _path in self.staged]):     # no other set's renames between
+        targets = {real for _tmp, real, _path in self.staged}
+        # no other set's renames between those of a set of several files; one file is one rename, atomic by itself
+        # (last placed wins, as ever), and waits for no lock: another program's on the folder (`flock DIR cmd`, a
+        # job script's) held every `--json` 5 s. The renames under _PLACING: the watchdog's take-back waits for them
+        with _folders_locked(targets if len(targets) > 1 else ()):
             try:
-                self._place()
+                with _PLACING:
+                    self._place()
             except BaseException:
                 self.undo()
                 raise
