@@ -678,6 +678,8 @@ class _Placing:
                 raise
 
     def _place(self):
+        if self.final:      # taken back already (the watchdog's end of a stopped run): its temporary files are gone
+            return
         for tmp, real, path in self.staged:
             try:
                 # each move noted before it is made: a signal just after it (checked after each call) must find

@@ -139,3 +139,29 @@ def test_a_single_file_is_placed_without_waiting_for_its_folders_lock(tmp_path, 
     finally:
         os.close(holder)
     assert _names(tmp_path) == ["a.json", "b.json", "o.json", "p.json"]
+
+
+def test_a_set_taken_back_before_its_renames_is_not_placed(tmp_path, monkeypatch):
+    """The watchdog's take-back (a lost signal's forced end) may come after a block's set is listed as kept and
+    before its renames: it made the set final, its temporary files removed. The main thread then went on to place
+    it: the old o.json moved aside, the new one gone — no o.json at all, the old one left under a hidden
+    `.baseparam-PID-….old` name, and a 'cannot write' error. A set taken back is not placed."""
+    import contextlib
+
+    out = tmp_path / "o.json"
+    out.write_text("old")
+    monkeypatch.setattr(_atomic, "_SETTLED", [])
+    real_locked, came = _atomic._folders_locked, []
+
+    @contextlib.contextmanager
+    def locked(paths):
+        if not came:                                    # the first set's placing, before its first rename
+            came.append(True)
+            _atomic.take_back_kept()                    # the watchdog, in between
+        with real_locked(paths):
+            yield
+
+    monkeypatch.setattr(_atomic, "_folders_locked", locked)
+    with contextlib.suppress(Exception), _atomic.outputs_kept(to_exit=True), _atomic.outputs_together():
+        _atomic.write_text(out, "new")
+    assert came and (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
