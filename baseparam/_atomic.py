@@ -585,6 +585,23 @@ def _discard(temporaries):
 # places) must not hang the run.
 _FOLDER_LOCK_WAIT = 5.0
 _HELD_FOLDERS = threading.local()   # the folders this thread has locked (a placing's undo within its own place)
+_LOCK_FDS = set()                   # the descriptors holding a folder's lock now, whichever thread's
+
+
+def _forget_folder_locks():
+    """In a child forked while a thread held a folder's lock: the lock is shared with the copy of its descriptor
+    (flock's lock belongs to the open file, not the process), and the child never runs the holder's ``finally``
+    (that thread is not in the child) — a worker forked then held the folder locked for its whole life, every
+    set placed there waiting the lock's 5 s. The child's copies are closed; the parent's lock stays the parent's."""
+    for fd in list(_LOCK_FDS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
+    _HELD_FOLDERS.names = set()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_folder_locks)
 
 
 @contextlib.contextmanager
@@ -610,13 +627,16 @@ def _folders_locked(paths):
             fd = _lock_folder(fcntl, folder)
             if fd is not None:
                 taken.append((folder, fd))
+                _LOCK_FDS.add(fd)
                 held.add(folder)
         yield
     finally:
         for folder, fd in taken:
             held.discard(folder)
-            with contextlib.suppress(OSError):
-                os.close(fd)            # the lock goes with the descriptor
+            if fd in _LOCK_FDS:         # not closed already by a forked child (its number may be another's now)
+                _LOCK_FDS.discard(fd)
+                with contextlib.suppress(OSError):
+                    os.close(fd)        # the lock goes with the descriptor
 
 
 def _lock_folder(fcntl, folder):
@@ -790,7 +810,9 @@ def take_back_kept():
     """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
     when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
     run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
-    at most a second for the main thread's own undo.
+    at most a second for the main thread's renames, undo or end (``_PLACING``), then takes each set back as
+    :meth:`_Placing.undo` does: after its folders' lock (the main thread's renames; another process's set, at most
+    :data:`_FOLDER_LOCK_WAIT`).
 
     Returns
     -------

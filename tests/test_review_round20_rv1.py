@@ -165,3 +165,35 @@ def test_a_set_taken_back_before_its_renames_is_not_placed(tmp_path, monkeypatch
     with contextlib.suppress(Exception), _atomic.outputs_kept(to_exit=True), _atomic.outputs_together():
         _atomic.write_text(out, "new")
     assert came and (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])
+
+
+@posix
+def test_a_child_forked_while_a_folder_is_locked_does_not_keep_it_locked(tmp_path):
+    """flock's lock belongs to the open file, which a forked child shares: a child forked (by another thread: a
+    multiprocessing 'fork' pool, the default on Linux) while a set's renames held the folder's lock kept it locked
+    after the parent let go, for the child's whole life — every set placed in that folder, by any process, then
+    waited the lock's 5 s. The child now closes its copies at once."""
+    import fcntl
+
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    with _atomic._folders_locked([str(tmp_path / "a.json"), str(tmp_path / "b.json")]):
+        child = os.fork()
+        if child == 0:                                  # the child: says it has started, waits for the parent
+            try:
+                os.write(ready_w, b"1")
+                os.read(go_r, 1)
+            finally:
+                os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        fd = os.open(tmp_path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # free again (before: BlockingIOError, the child's)
+        finally:
+            os.close(fd)
+    finally:
+        os.write(go_w, b"1")
+        os.waitpid(child, 0)
+        for end in (ready_r, ready_w, go_r, go_w):
+            os.close(end)
