@@ -588,11 +588,17 @@ _HELD_FOLDERS = threading.local()   # the folders this thread has locked (a plac
 _LOCK_FDS = set()                   # the descriptors holding a folder's lock now, whichever thread's
 
 
-def _forget_folder_locks():
-    """In a child forked while a thread held a folder's lock: the lock is shared with the copy of its descriptor
-    (flock's lock belongs to the open file, not the process), and the child never runs the holder's ``finally``
-    (that thread is not in the child) — a worker forked then held the folder locked for its whole life, every
-    set placed there waiting the lock's 5 s. The child's copies are closed; the parent's lock stays the parent's."""
+def _forget_placing_locks():
+    """In a child forked while another thread placed a set (its renames, an undo, a placing made final): the child
+    never runs that thread's ``finally`` (the thread is not in the child).
+
+    - ``_PLACING`` stayed held by a thread that does not exist: the child's next output (``done()`` takes it) waited
+      for ever. It is a new lock in the child.
+    - flock's lock belongs to the open file, shared with the child's copy of its descriptor: a worker forked then
+      kept the folder locked for its whole life, every set placed there waiting the lock's 5 s. The child's copies
+      are closed; the parent's lock stays the parent's."""
+    global _PLACING
+    _PLACING = threading.RLock()
     for fd in list(_LOCK_FDS):
         with contextlib.suppress(OSError):
             os.close(fd)
@@ -601,7 +607,7 @@ def _forget_folder_locks():
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_folder_locks)
+    os.register_at_fork(after_in_child=_forget_placing_locks)
 
 
 @contextlib.contextmanager

@@ -197,3 +197,40 @@ def test_a_child_forked_while_a_folder_is_locked_does_not_keep_it_locked(tmp_pat
         os.waitpid(child, 0)
         for end in (ready_r, ready_w, go_r, go_w):
             os.close(end)
+
+
+@posix
+def test_a_child_forked_while_another_thread_places_a_set_can_write_its_own(tmp_path):
+    """_PLACING, held by a thread placing a set when another thread forked, stayed held in the child by a thread
+    that is not there: the child's first output (placed, then made final under _PLACING) hung for ever. The child
+    gets a lock of its own. Here a thread holds _PLACING while the main thread forks; the child writes a file (its
+    lock free: it writes at once, exit status 0; held: the write would hang, so the child tries the lock first,
+    status 3)."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _atomic._PLACING:
+            holding.set()
+            release.wait(60)                            # a hang guard only
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(60)
+        child = os.fork()
+        if child == 0:
+            status = 1
+            try:
+                if not _atomic._PLACING.acquire(blocking=False):
+                    status = 3
+                else:
+                    _atomic._PLACING.release()
+                    _atomic.write_text(tmp_path / "child.json", "{}")
+                    status = 0
+            finally:
+                os._exit(status)
+        _, status = os.waitpid(child, 0)
+    finally:
+        release.set()
+        holder.join(60)
+    assert os.waitstatus_to_exitcode(status) == 0 and _names(tmp_path) == ["child.json"]
