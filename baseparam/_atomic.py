@@ -651,22 +651,25 @@ def _lock_folder(fcntl, folder):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return None
-    deadline = time.monotonic() + _FOLDER_LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:             # another writer's placing: milliseconds
-            if time.monotonic() < deadline:
-                time.sleep(0.001)
-                continue
-        except OSError:                     # no flock here (some network file systems)
-            pass
-        except BaseException:               # a signal while it waits: the descriptor not left open
-            os.close(fd)
-            raise
+    try:
+        deadline = time.monotonic() + _FOLDER_LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:         # another writer's placing: milliseconds
+                if time.monotonic() >= deadline:
+                    break
+            except OSError:                 # no flock here (NFS: a folder's descriptor is read-only)
+                break
+            time.sleep(0.001)
+    except BaseException:
+        # a signal while it waits (a Ctrl-C in the sleep: raised outside the except clause that slept, it went past
+        # the one that closed the descriptor): the descriptor not left open
         os.close(fd)
-        return None
+        raise
+    os.close(fd)
+    return None
 
 
 class _Placing:

@@ -234,3 +234,48 @@ def test_a_child_forked_while_another_thread_places_a_set_can_write_its_own(tmp_
         release.set()
         holder.join(60)
     assert os.waitstatus_to_exitcode(status) == 0 and _names(tmp_path) == ["child.json"]
+
+
+@posix
+def test_a_ctrl_c_while_a_set_waits_for_its_folders_lock_leaves_no_descriptor_open(tmp_path, monkeypatch):
+    """The wait for another writer's lock sleeps in the clause that caught its refusal: a Ctrl-C there went past the
+    clause that closes the folder's descriptor, one left open per interrupted write (a notebook's kernel keeps
+    them)."""
+    import fcntl
+
+    holder = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    opened, real_open = [], os.open
+
+    class Clock:
+        def __getattr__(self, name):
+            return getattr(__import__("time"), name)
+
+        def sleep(self, seconds):
+            raise KeyboardInterrupt
+
+    def open_(path, flags, *args, **kwargs):
+        fd = real_open(path, flags, *args, **kwargs)
+        if os.fspath(path) == str(tmp_path):
+            opened.append(fd)
+        return fd
+
+    monkeypatch.setattr(_atomic, "time", Clock())
+    monkeypatch.setattr(os, "open", open_)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _atomic.write_texts({str(tmp_path / "a.json"): "1", str(tmp_path / "b.json"): "2"})
+    finally:
+        monkeypatch.undo()
+        os.close(holder)
+    folder = os.stat(tmp_path)
+
+    def still_the_folder(fd):                           # open on the folder (not closed, nor its number reused)
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == (folder.st_dev, folder.st_ino)
+
+    assert opened and not any(map(still_the_folder, opened))
+    assert _names(tmp_path) == []
