@@ -890,7 +890,8 @@ def outputs_together():
     without error, and all removed when it raises (also SystemExit): a command that fails leaves none of its
     outputs — its JSON is not left behind when its figure then cannot be written (``--plot /dev/full``). Special
     files (``/dev/null``, a named pipe) are written in place at once, as ever. Nested blocks are the outer one's.
-    Inside :func:`outputs_kept`, the old files stay aside until that block ends.
+    Inside :func:`outputs_kept`, the old files stay aside until that block ends (``to_exit``: until
+    :func:`settle_kept`, the process's end).
     """
     if _TOGETHER.get() is not None:
         yield
