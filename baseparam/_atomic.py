@@ -585,6 +585,29 @@ def _discard(temporaries):
 # places) must not hang the run.
 _FOLDER_LOCK_WAIT = 5.0
 _HELD_FOLDERS = threading.local()   # the folders this thread has locked (a placing's undo within its own place)
+_LOCK_FDS = set()                   # the descriptors holding a folder's lock now, whichever thread's
+
+
+def _forget_placing_locks():
+    """In a child forked while another thread placed a set (its renames, an undo, a placing made final): the child
+    never runs that thread's ``finally`` (the thread is not in the child).
+
+    - ``_PLACING`` stayed held by a thread that does not exist: the child's next output (``done()`` takes it) waited
+      for ever. It is a new lock in the child.
+    - flock's lock belongs to the open file, shared with the child's copy of its descriptor: a worker forked then
+      kept the folder locked for its whole life, every set placed there waiting the lock's 5 s. The child's copies
+      are closed; the parent's lock stays the parent's."""
+    global _PLACING
+    _PLACING = threading.RLock()
+    for fd in list(_LOCK_FDS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
+    _HELD_FOLDERS.names = set()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_placing_locks)
 
 
 @contextlib.contextmanager
@@ -610,13 +633,16 @@ def _folders_locked(paths):
             fd = _lock_folder(fcntl, folder)
             if fd is not None:
                 taken.append((folder, fd))
+                _LOCK_FDS.add(fd)
                 held.add(folder)
         yield
     finally:
         for folder, fd in taken:
             held.discard(folder)
-            with contextlib.suppress(OSError):
-                os.close(fd)            # the lock goes with the descriptor
+            if fd in _LOCK_FDS:         # not closed already by a forked child (its number may be another's now)
+                _LOCK_FDS.discard(fd)
+                with contextlib.suppress(OSError):
+                    os.close(fd)        # the lock goes with the descriptor
 
 
 def _lock_folder(fcntl, folder):
@@ -625,22 +651,25 @@ def _lock_folder(fcntl, folder):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return None
-    deadline = time.monotonic() + _FOLDER_LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:             # another writer's placing: milliseconds
-            if time.monotonic() < deadline:
-                time.sleep(0.001)
-                continue
-        except OSError:                     # no flock here (some network file systems)
-            pass
-        except BaseException:               # a signal while it waits: the descriptor not left open
-            os.close(fd)
-            raise
+    try:
+        deadline = time.monotonic() + _FOLDER_LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:         # another writer's placing: milliseconds
+                if time.monotonic() >= deadline:
+                    break
+            except OSError:                 # no flock here (NFS: a folder's descriptor is read-only)
+                break
+            time.sleep(0.001)
+    except BaseException:
+        # a signal while it waits (a Ctrl-C in the sleep: raised outside the except clause that slept, it went past
+        # the one that closed the descriptor): the descriptor not left open
         os.close(fd)
-        return None
+        raise
+    os.close(fd)
+    return None
 
 
 class _Placing:
@@ -665,14 +694,21 @@ class _Placing:
         StorageError
             One line naming the one file that could not be placed.
         """
-        with _folders_locked([real for _tmp, real, _path in self.staged]):     # no other set's renames between
+        targets = {real for _tmp, real, _path in self.staged}
+        # no other set's renames between those of a set of several files; one file is one rename, atomic by itself
+        # (last placed wins, as ever), and waits for no lock: another program's on the folder (`flock DIR cmd`, a
+        # job script's) held every `--json` 5 s. The renames under _PLACING: the watchdog's take-back waits for them
+        with _folders_locked(targets if len(targets) > 1 else ()):
             try:
-                self._place()
+                with _PLACING:
+                    self._place()
             except BaseException:
                 self.undo()
                 raise
 
     def _place(self):
+        if self.final:      # taken back already (the watchdog's end of a stopped run): its temporary files are gone
+            return
         for tmp, real, path in self.staged:
             try:
                 # each move noted before it is made: a signal just after it (checked after each call) must find
@@ -700,9 +736,12 @@ class _Placing:
         removed, then the on_discard steps."""
         if self.final:
             return
-        with _PLACING:      # not at once from the main thread and the watchdog (take_back_kept)
-            # nor between another writer's renames in the same folders (its set would be left half ours)
-            with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+        # not between another writer's renames in the same folders (its set would be left half ours), then not at
+        # once from the main thread and the watchdog (take_back_kept): the folders' locks first, as place() takes
+        # them before its own undo takes _PLACING — the other order let the watchdog's take-back, holding _PLACING,
+        # wait the whole _FOLDER_LOCK_WAIT for the lock of a main thread that itself waited for _PLACING
+        with _folders_locked([real for real, _ours in self.placed] + [real for _old, real, _t in self.aside]):
+            with _PLACING:
                 self._undo()
 
     def _undo(self):
@@ -780,7 +819,9 @@ def take_back_kept():
     """Undo every output placing that an :func:`outputs_kept` block still keeps: what the command's entry point does
     when it must end the process without unwinding the stack (``baseparam._entry``, a lost signal), so that a stopped
     run leaves its outputs' old versions, not the new ones with the old under a temporary name beside them. Waits
-    at most a second for the main thread's own undo.
+    at most a second for the main thread's renames, undo or end (``_PLACING``), then takes each set back as
+    :meth:`_Placing.undo` does: after its folders' lock (the main thread's renames; another process's set, at most
+    :data:`_FOLDER_LOCK_WAIT`).
 
     Returns
     -------
@@ -791,9 +832,12 @@ def take_back_kept():
     if not _PLACING.acquire(timeout=1.0):
         return _SETTLED != [True]
     try:
-        return not settle_kept(False)
+        kept, placings = _settled(False)
     finally:
         _PLACING.release()
+    if not kept:
+        _undo_all(placings)
+    return not kept
 
 
 # What settle_kept decided, once it has: [True] the kept outputs made final (the run ended with them), [False] taken
@@ -813,14 +857,23 @@ def settle_kept(keep):
         Whether the outputs were kept.
     """
     with _PLACING:
-        if not _SETTLED:
-            _SETTLED.append(keep)
-            if keep:
-                for placing in list(_KEPT_OPEN):
-                    placing.done()
-        if not _SETTLED[0]:          # taken back: also what a stopped run placed after a first take-back
-            _undo_all(list(_KEPT_OPEN))
-        return _SETTLED[0]
+        kept, placings = _settled(keep)
+    if not kept:
+        _undo_all(placings)
+    return kept
+
+
+def _settled(keep):
+    """settle_kept's decision, under ``_PLACING`` (the first call's ``keep``; the kept outputs made final when it
+    keeps them), and the placings still to take back. Those are undone after ``_PLACING`` is let go: an undo takes its
+    folders' locks before ``_PLACING`` (:meth:`_Placing.undo`)."""
+    if not _SETTLED:
+        _SETTLED.append(keep)
+        if keep:
+            for placing in list(_KEPT_OPEN):
+                placing.done()
+    # taken back: also what a stopped run placed after a first take-back
+    return _SETTLED[0], ([] if _SETTLED[0] else list(_KEPT_OPEN))
 
 
 # The outputs staged inside outputs_together (its _Placing), or None outside it.
@@ -837,7 +890,8 @@ def outputs_together():
     without error, and all removed when it raises (also SystemExit): a command that fails leaves none of its
     outputs — its JSON is not left behind when its figure then cannot be written (``--plot /dev/full``). Special
     files (``/dev/null``, a named pipe) are written in place at once, as ever. Nested blocks are the outer one's.
-    Inside :func:`outputs_kept`, the old files stay aside until that block ends.
+    Inside :func:`outputs_kept`, the old files stay aside until that block ends (``to_exit``: until
+    :func:`settle_kept`, the process's end).
     """
     if _TOGETHER.get() is not None:
         yield
