@@ -38,9 +38,16 @@ def pytest_configure(config):
     one thread (issue 22, item 7). Set here, in the controller, before the workers start, so that they and
     every process they start (CLI runs, notebook kernels) inherit it; a value the caller set is kept. Tests
     of the thread handling set their counts themselves (threadpoolctl); a run without ``-n`` keeps the
-    machine's default."""
+    machine's default.
+
+    The tests that do raise the count (threadpoolctl: a fit the same on 1 and 2 threads) get OpenBLAS threads that
+    go to sleep as soon as a call ends (OPENBLAS_THREAD_TIMEOUT=4: 2⁴ cycles; OpenBLAS's default 2²⁸, ~0.1 s, of
+    spinning after every call, on a core the other worker wants): the same threads and the same numbers, less CPU
+    (test_floating_identification's and test_row_space's three thread tests: 7.2–7.4 → 5.1–5.4 s of CPU, two runs
+    each, load ~14). OpenBLAS reads it as it loads: set here for the same reason."""
     if getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput"):
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 # Bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this machine), no process of the suite would write
