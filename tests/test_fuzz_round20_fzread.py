@@ -1,0 +1,54 @@
+"""Fuzz round twenty (issue 28), readers: what the fzread helper's drivers found, each with a test that fails on
+the code before its fix."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.identification._cdr import JOINT_STATE_MSGDEF
+from test_logs import _message, _typestore
+
+
+def _mcap_with_definition(path, msgdef, n=20):
+    """An MCAP file of JointState messages serialized as sensor_msgs/msg/JointState is, whose schema record carries
+    ``msgdef`` as the type's definition: q = (0.1·k, 0.2, 0.3), q̇ = (1, 2, 3), τ = (10, 20, 30)."""
+    from mcap.writer import CompressionType, Writer
+
+    ts = _typestore()
+    with open(path, "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.NONE)
+        writer.start()
+        schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2msg", msgdef.encode())
+        channel = writer.register_channel("/joint_states", "cdr", schema)
+        for k in range(n):
+            t = 10**9 + k * 5_000_000
+            msg = _message(ts, t, ["shoulder", "elbow", "wrist"], [0.1 * k, 0.2, 0.3], [1.0, 2.0, 3.0],
+                           [10.0, 20.0, 30.0])
+            writer.add_message(channel, t, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"), t)
+        writer.finish()
+    return path
+
+
+@pytest.mark.parametrize("change, said", [
+    (("float64[] position\nfloat64[] velocity", "float64[] velocity\nfloat64[] position"),
+     "field 3 is float64[] velocity, not float64[] position"),
+    (("float64[] effort", "float32[] effort"), "field 5 is float32[] effort, not float64[] effort"),
+    (("uint32 nanosec", "uint64 nanosec"), "builtin_interfaces/msg/Time is not the standard one"),
+])
+def test_joint_state_of_another_definition_refused(tmp_path, change, said):
+    """A bag's JointState whose own definition differs from sensor_msgs' (arrays in another order, float32 values,
+    a 64-bit nanosec): the reader decoded it by the type's name with the standard layout, so the file's velocities
+    were read as positions without a word. Refused in one line naming the field."""
+    path = _mcap_with_definition(tmp_path / "log.mcap", JOINT_STATE_MSGDEF.replace(*change))
+    with pytest.raises(bp.DataError, match="not the standard one") as caught:
+        bp.read_trajectory(path)
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_joint_state_definition_as_recorders_write_it_still_read(tmp_path):
+    """Comments, blank lines, CR LF line ends and the short ``Header`` name (ROS 1's spelling) change no field: read."""
+    text = ("# the state of a set of joints\n" + JOINT_STATE_MSGDEF.replace("std_msgs/Header header", "Header header")
+            .replace("string[] name", "string[] name   # names\n")).replace("\n", "\r\n")
+    traj = bp.read_trajectory(_mcap_with_definition(tmp_path / "log.mcap", text))
+    assert np.array_equal(traj.q[:, 1], np.full(20, 0.2)) and np.array_equal(traj.qd[3], [1.0, 2.0, 3.0])
