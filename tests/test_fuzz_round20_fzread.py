@@ -52,3 +52,27 @@ def test_joint_state_definition_as_recorders_write_it_still_read(tmp_path):
             .replace("string[] name", "string[] name   # names\n")).replace("\n", "\r\n")
     traj = bp.read_trajectory(_mcap_with_definition(tmp_path / "log.mcap", text))
     assert np.array_equal(traj.q[:, 1], np.full(20, 0.2)) and np.array_equal(traj.qd[3], [1.0, 2.0, 3.0])
+
+
+def test_csv_log_in_utf32_read_as_in_utf8(tmp_path):
+    """UTF-32 with its byte-order mark (FF FE 00 00, which begins as UTF-16LE's) was decoded as UTF-16: a header of
+    NUL-riddled names, refused as 'no time column'. Read as its UTF-8 copy is."""
+    text = "t,q1,tau1\n" + "".join(f"{0.01 * k!r},{0.1 * k!r},{2.0 + k!r}\n" for k in range(12))
+    (tmp_path / "u8.csv").write_text(text, encoding="utf-8")
+    (tmp_path / "u32.csv").write_bytes(text.encode("utf-32"))
+    a, b = bp.read_trajectory(tmp_path / "u8.csv"), bp.read_trajectory(tmp_path / "u32.csv")
+    assert np.array_equal(a.t, b.t) and np.array_equal(a.q, b.q) and np.array_equal(a.tau, b.tau)
+
+
+def test_bag_metadata_not_utf8_named_in_one_line(tmp_path):
+    """A bag folder's metadata.yaml saved as UTF-16: "cannot read as a ROS bag: 'utf-8' codec can't decode byte 0xff
+    in position 0: invalid start byte" (rosbags' words, no file named). Now the file, line and byte."""
+    from test_logs import write_bag
+
+    names = ["shoulder", "elbow", "wrist"]
+    bag = write_bag(tmp_path / "bag", "sqlite3", {"/joint_states": [
+        (10**9 + k * 10**7, 10**9 + k * 10**7, names, [0.1 * k, 0.2, 0.3], [1.0] * 3, [2.0] * 3) for k in range(12)]})
+    meta = bag / "metadata.yaml"
+    meta.write_bytes(meta.read_text(encoding="utf-8").encode("utf-16"))
+    with pytest.raises(bp.DataError, match=r"metadata\.yaml: line 1: not UTF-8 text \(byte 0xff at offset 0\)"):
+        bp.read_trajectory(bag)
