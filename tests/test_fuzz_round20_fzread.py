@@ -76,3 +76,12 @@ def test_bag_metadata_not_utf8_named_in_one_line(tmp_path):
     meta.write_bytes(meta.read_text(encoding="utf-8").encode("utf-16"))
     with pytest.raises(bp.DataError, match=r"metadata\.yaml: line 1: not UTF-8 text \(byte 0xff at offset 0\)"):
         bp.read_trajectory(bag)
+
+
+def test_bag_topic_named_twice_refused(tmp_path):
+    """``topic='/joint_states,/joint_states'`` read the topic twice: the same trajectory, with a note that 400
+    messages "naming shoulder, elbow, wrist" were not used as the samples are those "naming shoulder, elbow, wrist"."""
+    path = _mcap_with_definition(tmp_path / "log.mcap", JOINT_STATE_MSGDEF)
+    assert bp.read_trajectory(path, topic="/joint_states").n_samples == 20
+    with pytest.raises(bp.DataError, match="topic /joint_states: named twice"):
+        bp.read_trajectory(path, topic="/joint_states, /joint_states")

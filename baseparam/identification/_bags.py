@@ -202,6 +202,9 @@ def _choose_topics(raw, topic, source):
                             "(several: 'a,b')")
         return found
     chosen = comma_list(topic, "topic", error=DataError) if isinstance(topic, str) else list(topic)
+    twice = next((t for k, t in enumerate(chosen) if t in chosen[:k]), None)
+    if twice is not None:       # read twice, its messages were a second stream "not used", said in a note of no sense
+        raise DataError(f"{source}: topic {printable(twice)}: named twice; name each topic once")
     for t in chosen:
         if t not in raw:
             raise DataError(f"{source}: topic {printable(t) if t else repr(t)}: not in the bag (it has "   # '' shown
