@@ -85,3 +85,39 @@ def test_bag_topic_named_twice_refused(tmp_path):
     assert bp.read_trajectory(path, topic="/joint_states").n_samples == 20
     with pytest.raises(bp.DataError, match="topic /joint_states: named twice"):
         bp.read_trajectory(path, topic="/joint_states, /joint_states")
+
+
+def _lerobot_info(tmp_path, info_bytes):
+    """A LeRobot-like episode of j1..j3 stored in the order j2, j1, j3, whose meta/info.json holds ``info_bytes``."""
+    from test_fuzz_round6 import lerobot
+
+    path = lerobot(tmp_path / "set", "")
+    (tmp_path / "set" / "meta" / "info.json").write_bytes(info_bytes)
+    return path
+
+
+def test_lerobot_info_with_a_key_twice_refused(tmp_path):
+    """A JSON object holding ``features`` twice: json keeps the last (here empty), so the names of the first were
+    not used and the columns were taken in the file's order, j2's positions as j1's, without a word."""
+    from test_fuzz_round6 import info
+
+    text = info(["j2", "j1", "j3"])
+    path = _lerobot_info(tmp_path, (text[:-1] + ', "features": {}}').encode())
+    with pytest.raises(bp.DataError, match=r"info\.json: not JSON \(key 'features' given twice in one object\)"):
+        bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+
+
+def test_lerobot_info_with_a_byte_order_mark_read(tmp_path):
+    """A UTF-8 byte-order mark, as Windows editors save JSON, was "not JSON (Unexpected UTF-8 BOM …)" where every
+    other text reader here takes it; a UTF-16 one said in the readers' words (line, byte), not the codec's."""
+    import codecs
+
+    from test_fuzz_round6 import info
+
+    t = np.arange(0.0, 2.0, 0.01)
+    path = _lerobot_info(tmp_path, codecs.BOM_UTF8 + info(["j2", "j1", "j3"]).encode())
+    traj = bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+    assert np.array_equal(traj.q, np.sin(t[:, None] * np.array([1.7, 1.0, 2.3])))
+    (tmp_path / "set" / "meta" / "info.json").write_bytes(info(["j2", "j1", "j3"]).encode("utf-16"))
+    with pytest.raises(bp.DataError, match=r"info\.json: line 1: not UTF-8 text \(byte 0xff at offset 0\)"):
+        bp.read_trajectory(path, joints=["j1", "j2", "j3"])
