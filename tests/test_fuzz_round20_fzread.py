@@ -121,3 +121,29 @@ def test_lerobot_info_with_a_byte_order_mark_read(tmp_path):
     (tmp_path / "set" / "meta" / "info.json").write_bytes(info(["j2", "j1", "j3"]).encode("utf-16"))
     with pytest.raises(bp.DataError, match=r"info\.json: line 1: not UTF-8 text \(byte 0xff at offset 0\)"):
         bp.read_trajectory(path, joints=["j1", "j2", "j3"])
+
+
+def test_floating_parquet_metadata_with_a_key_twice_refused(tmp_path):
+    """baseparam.floating's JSON holding ``joint_names`` twice: the last was used, whatever the first said (the same
+    rule as read_json's, for a Parquet file's own metadata)."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from test_fuzz_round19_fzread import ROBOT
+
+    robot = bp.parse_robot(ROBOT.replace("gravity", "base: floating\ngravity"))
+    S = 12
+    q = np.zeros((S, robot.n_q))
+    q[:, 6] = 1.0
+    table = pa.table({"t": np.arange(S) / 100.0, "q": list(q), "qd": list(np.zeros((S, robot.n_v))),
+                      "tau": list(np.zeros((S, robot.n_v)))})
+    names = [j.name or f"joint{k + 1}" for k, j in enumerate(robot.joints)]
+    text = f'{{"joint_names": {json_list(names[::-1])}, "joint_names": {json_list(names)}}}'
+    pq.write_table(table.replace_schema_metadata({"baseparam.floating": text}), tmp_path / "float.parquet")
+    with pytest.raises(bp.DataError, match="baseparam.floating: not JSON \\(key 'joint_names' given twice"):
+        bp.read_trajectory(tmp_path / "float.parquet", robot=robot)
+
+
+def json_list(names):
+    import json
+
+    return json.dumps(list(names))

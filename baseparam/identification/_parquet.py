@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_json, refuse_special, shown, within
+from .._checks import _json_object, read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
@@ -287,7 +287,7 @@ def metadata(schema, key, kind, source):
     if raw is None:
         return None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, object_pairs_hook=_json_object)     # a key twice refused, as in read_json
     except (ValueError, RecursionError) as exc:          # a UnicodeDecodeError is a ValueError
         reason = "nested too deeply" if isinstance(exc, RecursionError) else printable(" ".join(str(exc).split()))[:120]
         raise DataError(f"{source}: metadata {key.decode()}: not JSON ({reason})") from None
