@@ -147,3 +147,29 @@ def json_list(names):
     import json
 
     return json.dumps(list(names))
+
+
+def test_parquet_replaced_between_pyarrows_open_and_the_checks_refused(tmp_path, monkeypatch):
+    """The page and value bounds read the path again after pyarrow had opened it: a file renamed over the path in
+    between (a recorder's atomic rewrite) had the new file checked and the old one read — here one of a page per
+    value, which the bounds refuse, read whole. Now the file checked must be the one pyarrow opened."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from baseparam.identification import _parquet
+
+    t = np.arange(400) / 100.0
+    table = pa.table({"t": t, "q": list(np.ones((400, 3))), "tau": list(np.ones((400, 3)))})
+    path, clean = tmp_path / "log.parquet", tmp_path / "clean.parquet"
+    pq.write_table(table, path, data_page_size=1, write_batch_size=1)       # a page per value: refused
+    pq.write_table(table, clean)
+    with pytest.raises(bp.DataError, match="pages for its 400 values"):
+        bp.read_trajectory(path)
+    opened = _parquet.open_parquet
+
+    def open_then_replace(pq_module, name):
+        parquet = opened(pq_module, name)
+        clean.replace(name)                 # another process renames a file over the path
+        return parquet
+    monkeypatch.setattr(_parquet, "open_parquet", open_then_replace)
+    with pytest.raises(bp.DataError, match="replaced or written to while it was read"):
+        bp.read_trajectory(path)

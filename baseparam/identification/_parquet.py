@@ -73,12 +73,13 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     pa, pq, _ = pyarrow_modules()
 
     try:
+        opened = os.stat(path)          # the file pyarrow opens is the one the checks below read
         parquet = open_parquet(pq, path)
         schema = parquet.schema_arrow
         rows = parquet.metadata.num_rows
     except Exception as exc:    # damaged metadata: pyarrow's own errors, and Python's (UnicodeDecodeError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    chunks = column_chunks(path, source)
+    chunks = column_chunks(path, source, same_as=opened)
     if rows * max(1, len(schema)) > MAX_VALUES * 4:
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:

@@ -475,13 +475,14 @@ def _read_floating_parquet(path, robot, names):
     source = printable(path)          # for one-line messages, as read_floating_log's (a name may hold a line break)
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
+        opened = os.stat(path)          # the file pyarrow opens is the one column_chunks checks
         parquet = open_parquet(pq, path)
         refuse_repeated_columns(parquet.schema_arrow, source)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(column_chunks(path, source), source, set(read), MAX_VALUES)
+        bound_values(column_chunks(path, source, same_as=opened), source, set(read), MAX_VALUES)
         table = parquet.read(columns=read)
     except DataError:
         raise
