@@ -2,6 +2,8 @@
 the code before its fix."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -173,3 +175,19 @@ def test_parquet_replaced_between_pyarrows_open_and_the_checks_refused(tmp_path,
     monkeypatch.setattr(_parquet, "open_parquet", open_then_replace)
     with pytest.raises(bp.DataError, match="replaced or written to while it was read"):
         bp.read_trajectory(path)
+
+
+@pytest.mark.parametrize("entry, said", [
+    ("{link: 03, xyz: [0, 0, 0]}", "contacts[1].link: expected a plain decimal number"),     # the YAML loader's check
+    ("{link: 3.0, xyz: [0, 0, 0]}", "contacts[1]: link: expected a joint's name or a link number"),  # the reader's
+])
+def test_contacts_file_entries_numbered_alike_by_every_check(tmp_path, entry, said):
+    """The contacts reader numbered entries from 0 (``contacts[0]: link: …``) where the YAML loader's checks of the
+    same file number them from 1 (``contacts[1].link: …``), as robot descriptions do: one file's first entry went by
+    two numbers. Now from 1 in both."""
+    from baseparam.identification.floating_logs import read_contacts
+
+    path = tmp_path / "contacts.yaml"
+    path.write_text(f"contacts:\n  - {entry}\n  - {{link: 1, xyz: [0, 0, 0]}}\n", encoding="utf-8")
+    with pytest.raises(bp.DataError, match=re.escape(said)):
+        read_contacts(path)

@@ -251,7 +251,7 @@ def _wrench_topics(path, contacts, given):
     out = {}
     for k, ((name, default), topic) in enumerate(zip(contact_topics(contacts), given)):
         if name in out:
-            raise DataError(f"{printable(os.fspath(path))}: contacts[{k}]: name {shown(name)} given twice")
+            raise DataError(f"{printable(os.fspath(path))}: contacts[{k + 1}]: name {shown(name)} given twice")
         out[name] = topic or default
     return out
 
@@ -381,7 +381,7 @@ def _read_contacts(path, robot):
     items, label = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
-        where = f"{label}: contacts[{k}]"
+        where = f"{label}: contacts[{k + 1}]"   # 1-based, as the YAML loader's own paths (duplicate keys, octal)
         if not isinstance(item, dict) or "link" not in item:
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
         unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
