@@ -223,7 +223,7 @@ def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
     assert topics == {"a": "/a/wrench", "contact2": "/x/ft", "contact3": "/contact3/wrench"}
     assert contacts == read_contacts(path) and wrench_topics(path, contacts) == topics
     path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 1, name: a}\n")
-    with pytest.raises(bp.DataError, match=r"contacts\[1\]: name 'a' given twice"):
+    with pytest.raises(bp.DataError, match=r"contacts\[2\]: name 'a' given twice"):
         read_contacts(path, topics=True)
 
 
