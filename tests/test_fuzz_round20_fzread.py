@@ -191,3 +191,32 @@ def test_contacts_file_entries_numbered_alike_by_every_check(tmp_path, entry, sa
     path.write_text(f"contacts:\n  - {entry}\n  - {{link: 1, xyz: [0, 0, 0]}}\n", encoding="utf-8")
     with pytest.raises(bp.DataError, match=re.escape(said)):
         read_contacts(path)
+
+
+def test_topic_of_a_known_type_read_by_the_bags_own_definition(tmp_path):
+    """``FIELD=TOPIC:PATH`` of a type rosbags' store knows (std_msgs/msg/Float64MultiArray), whose definition in the
+    bag differs (a field before ``data``, as another distribution's or a vendor's copy may have): it was decoded with
+    the store's layout, the extra field's bytes read as the array. Now by the bag's definition, as documented."""
+    from mcap.writer import CompressionType, Writer
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    definition = "uint32 sequence\nfloat64[] data\n"
+    own = get_typestore(Stores.EMPTY)
+    own.register(get_types_from_msg(definition, "std_msgs/msg/Float64MultiArray"))
+    ts = _typestore()
+    with open(tmp_path / "log.mcap", "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.NONE)
+        writer.start()
+        js = writer.register_channel("/joint_states", "cdr", writer.register_schema(
+            "sensor_msgs/msg/JointState", "ros2msg", JOINT_STATE_MSGDEF.encode()))
+        cur = writer.register_channel("/currents", "cdr", writer.register_schema(
+            "std_msgs/msg/Float64MultiArray", "ros2msg", definition.encode()))
+        for k in range(20):
+            t = 10**9 + k * 5_000_000
+            msg = _message(ts, t, ["a", "b"], [0.1 * k, 0.2], [1.0, 2.0], [])
+            writer.add_message(js, t, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"), t)
+            array = own.types["std_msgs/msg/Float64MultiArray"](sequence=k, data=np.array([3.0 + k, 4.0]))
+            writer.add_message(cur, t, own.serialize_cdr(array, "std_msgs/msg/Float64MultiArray"), t)
+        writer.finish()
+    traj = bp.read_trajectory(tmp_path / "log.mcap", columns="current=/currents:data", gains=2.0)
+    assert np.allclose(traj.tau, 2.0 * np.column_stack([3.0 + np.arange(20), np.full(20, 4.0)]))

@@ -317,10 +317,20 @@ def _field_text(field):
 
 def deserializer(topic, entry, source):
     """rosbags' deserializer of a topic's message type (ROS 1 or CDR), its definition registered from the
-    bag; an unusable definition is refused in one line, and so is a known type's that differs from it."""
+    bag; an unusable definition is refused in one line. A type rosbags' store knows whose definition in the bag
+    differs (another ROS distribution's, a field added) is decoded by the bag's definition alone, not the store's
+    layout; one that cannot be is refused in one line."""
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
     msgtype, ros1, _, msgdef = entry
-    refuse_foreign_definition(topic, entry, source)
+    try:
+        refuse_foreign_definition(topic, entry, source)
+    except DataError as refusal:            # the bag's own types, in a store holding only the builtin times
+        store = get_typestore(Stores.EMPTY)
+        try:
+            store.register(get_types_from_msg(msgdef, msgtype))
+            return store.deserialize_ros1 if ros1 else store.deserialize_cdr
+        except Exception:                   # rosbags' errors: a dependency the definition does not carry
+            raise refusal from None
     store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     if msgtype not in store.types:
         try:
