@@ -245,12 +245,32 @@ def _json_int(text):
     return value
 
 
+class _KeyTwice(ValueError):
+    """A JSON object holding one key twice (its text says which)."""
+
+
+def _json_object(pairs):
+    """A JSON object as a dict, refusing a key it holds twice: json keeps the last, so a file whose ``features`` came
+    twice was read by the second (empty) one, its joint names unused, without a word (YAML's duplicate keys are
+    refused alike)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        twice = next(key for k, (key, _) in enumerate(pairs) if any(key == other for other, _ in pairs[:k]))
+        raise _KeyTwice(f"key {printable(repr(twice))[:80]} given twice in one object")
+    return out
+
+
 def read_json(path, limit: int, source: str, error, what: str):
-    """The JSON document of the file ``path`` (:func:`read_bounded`); ``error`` ``SOURCE: not JSON (REASON)`` when
-    it is not UTF-8 JSON, ``SOURCE: not WHAT (JSON nested too deeply)`` when nested beyond the parser's depth."""
+    """The JSON document of the file ``path`` (:func:`read_bounded`), UTF-8 (a byte-order mark, as Windows editors
+    save it, passes); ``error`` ``SOURCE: not JSON (REASON)`` when it is not UTF-8 JSON or holds a key twice in one
+    object, ``SOURCE: not WHAT (JSON nested too deeply)`` when nested beyond the parser's depth."""
     data = read_bounded(path, limit, source, error, what)
     try:
-        return json.loads(data.decode("utf-8"), parse_int=_json_int)
+        return json.loads(data.decode("utf-8-sig"), parse_int=_json_int, object_pairs_hook=_json_object)
+    except _KeyTwice as exc:
+        raise error(f"{source}: not JSON ({exc})") from None
+    except UnicodeDecodeError as exc:   # said as every reader says it: the line and the byte (was the codec's words)
+        raise error(f"{source}: {not_utf8(data, exc)}") from None
     except RecursionError:
         raise error(f"{source}: not {what} (JSON nested too deeply)") from None
     except ValueError as exc:           # also a byte that is not UTF-8, and an integer of thousands of digits

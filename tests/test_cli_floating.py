@@ -125,7 +125,7 @@ def test_bad_input_one_line(space, tmp_path):
     # contacts files: not YAML, no list, a bad position, an unknown joint
     for name, text, words in (("bad.yaml", "contacts: [", ("not YAML",)),
                               ("empty.yaml", "links: []", ("contacts:",)),
-                              ("xyz.yaml", "contacts:\n  - {link: 1, xyz: [0, 0]}\n", ("contacts[0]", "xyz")),
+                              ("xyz.yaml", "contacts:\n  - {link: 1, xyz: [0, 0]}\n", ("contacts[1]", "xyz")),
                               ("key.yaml", "contacts:\n  - {link: 1, pos: [0, 0, 0]}\n", ("'pos'",)),
                               ("joint.yaml", "contacts:\n  - {link: nowhere}\n", ("nowhere",))):
         (tmp_path / name).write_text(text)

@@ -210,7 +210,7 @@ def test_damaged_message_and_missing_topics_refused(space, tmp_path):
                    "cut.mcap: cannot read as MCAP: truncated at byte")
     (tmp_path / "bad.yaml").write_text("contacts:\n  - {link: 0, topic: plate}\n")
     one_line_error(invoke(SPACE, good, "--route", "base", "--contacts", tmp_path / "bad.yaml"),
-                   "bad.yaml: contacts[0]: wrench topic 'plate'")
+                   "bad.yaml: contacts[1]: wrench topic 'plate'")
 
 
 def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
@@ -223,7 +223,7 @@ def test_contacts_file_read_once_gives_the_wrench_topics(tmp_path):
     assert topics == {"a": "/a/wrench", "contact2": "/x/ft", "contact3": "/contact3/wrench"}
     assert contacts == read_contacts(path) and wrench_topics(path, contacts) == topics
     path.write_text("contacts:\n  - {link: 0, name: a}\n  - {link: 1, name: a}\n")
-    with pytest.raises(bp.DataError, match=r"contacts\[1\]: name 'a' given twice"):
+    with pytest.raises(bp.DataError, match=r"contacts\[2\]: name 'a' given twice"):
         read_contacts(path, topics=True)
 
 

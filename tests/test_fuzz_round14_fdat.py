@@ -318,7 +318,7 @@ def test_a_parquet_files_declared_sizes_are_read_once(tmp_path, monkeypatch):
     pq.write_table(pa.table({"t": t, "q": list(q), "tau": list(tau)}), path, row_group_size=6)
     calls = []
     real = _parquet.column_chunks
-    monkeypatch.setattr(_parquet, "column_chunks", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(_parquet, "column_chunks", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert np.array_equal(bp.read_trajectory(path, joints=NAMES).q, q)
     assert len(calls) == 1 and len(real(path, "x")) == 30
 

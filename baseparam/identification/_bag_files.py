@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
-from .._checks import check_instance, read_bounded, refuse_special, shown, within
+from .._checks import check_instance, not_utf8, read_bounded, refuse_special, shown, within
 from .._warnings import warn
 from ..errors import DataError, DataWarning, ResourceLimitError, printable
 from . import _mcap
@@ -190,6 +190,10 @@ def check_bag_folder(path, source, named, types=()):
         data = read_bounded(name, _MAX_METADATA, where, DataError, "a bag's metadata.yaml", unreadable=OSError)
     except OSError:
         return None
+    try:        # as rosbags reads it (UTF-8; a byte-order mark passes): a UTF-16 file was "'utf-8' codec can't decode…"
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{where}: {not_utf8(bytes(data), exc)}") from None
     from ..model._yaml_text import _MAX_PARSED_DEPTH, nested_too_deeply
     if nested_too_deeply(data):         # before ruamel's parse (here and rosbags'), whose time grows with the nesting
         raise DataError(f"{where}: nested too deeply (collections more than {_MAX_PARSED_DEPTH} levels deep); a "

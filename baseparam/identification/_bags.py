@@ -47,7 +47,7 @@ from .._checks import counted, shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
-from ._cdr import ARRAYS, JOINT_STATE, decode_rows
+from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, decode_rows
 from ._columns import (_check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_names,
                        torque_excluded)
 from .._validation import check_option, comma_list
@@ -105,6 +105,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
                 generic.append(s)
                 damaged += d
     for name in topics:
+        refuse_foreign_definition(name, raw[name], source)
         s, d = _decode_topic(name, raw[name])
         streams += s
         damaged += d
@@ -201,6 +202,9 @@ def _choose_topics(raw, topic, source):
                             "(several: 'a,b')")
         return found
     chosen = comma_list(topic, "topic", error=DataError) if isinstance(topic, str) else list(topic)
+    twice = next((t for k, t in enumerate(chosen) if t in chosen[:k]), None)
+    if twice is not None:       # read twice, its messages were a second stream "not used", said in a note of no sense
+        raise DataError(f"{source}: topic {printable(twice)}: named twice; name each topic once")
     for t in chosen:
         if t not in raw:
             raise DataError(f"{source}: topic {printable(t) if t else repr(t)}: not in the bag (it has "   # '' shown
@@ -244,11 +248,89 @@ def _decode_topic(topic, entry):
     return streams, damaged
 
 
+def _definition_lines(msgdef):
+    """A message definition's text as field lines: comments, blank lines and the ``===`` separators left out."""
+    lines = (line.split("#", 1)[0].strip() for line in msgdef.splitlines())
+    return tuple(" ".join(line.split()) for line in lines if line and not line.startswith("=="))
+
+
+# The definitions of a JointState as recorders write them (ROS 2, ROS 1), as field lines: a bag whose definition
+# reads so needs no parsing (rosbags' message parser costs 0.15 s to load)
+_STANDARD_DEFINITIONS = {_definition_lines(JOINT_STATE_MSGDEF), _definition_lines(
+    "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\nfloat64[] effort\n"
+    "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n")}
+
+
+def refuse_foreign_definition(topic, entry, source):
+    """Refuse a topic whose type rosbags' type store (or this reader, for a JointState) knows by its name, but whose
+    definition in the bag says otherwise: a ``sensor_msgs/msg/JointState`` whose first array is ``velocity``, or
+    whose arrays are float32, was read with the standard layout, its velocities as positions. A bag without a
+    definition (rosbag2's older sqlite3 storage), or with one rosbags cannot parse, is read by the type's name."""
+    msgtype, ros1, _, msgdef = entry
+    if not msgdef.strip() or _definition_lines(msgdef) in _STANDARD_DEFINITIONS:
+        return
+    from rosbags.typesys import Stores, get_types_from_idl, get_types_from_msg, get_typestore
+    store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
+    name = msgtype if "/msg/" in msgtype else msgtype.replace("/", "/msg/", 1)
+    if name not in store.fielddefs:
+        return
+    try:
+        given = get_types_from_msg(msgdef, name)
+    except Exception:               # rosbags' parser errors: IDL, or a definition it cannot read
+        try:
+            given = get_types_from_idl(msgdef)
+        except Exception:
+            return
+    pending, seen = [name], set()
+    while pending:
+        kind = pending.pop()
+        if kind in seen or kind not in given or kind not in store.fielddefs:   # a builtin the text leaves out
+            continue
+        seen.add(kind)
+        theirs, ours = given[kind][1], store.fielddefs[kind][1]
+        if theirs != ours:
+            differ = next((k for k, (a, b) in enumerate(zip(theirs, ours)) if a != b), min(len(theirs), len(ours)))
+            said = (f"field {differ + 1} is {_field_text(theirs[differ])}" if differ < len(theirs) else
+                    f"it ends before field {differ + 1}") + (f", not {_field_text(ours[differ])}" if differ < len(ours)
+                                                              else ", one field more")
+            raise DataError(f"{source}: topic {topic}: type {printable(msgtype)}: the bag's definition of "
+                            f"{printable(kind)} is not the standard one ({said}); not read as one")
+        pending += [node[1] for _, node in ours if node[0] == 2]           # Nodetype.NAME: a nested message
+
+
+def _field_text(field):
+    """A field of rosbags' parsed definitions as a .msg line says it: ``float64[] position``."""
+    name, node = field
+
+    def kind(node):
+        if node[0] == 1:                           # Nodetype.BASE: (type, string bound)
+            return node[1][0]
+        if node[0] == 2:                           # Nodetype.NAME
+            return node[1]
+        inner, count = node[1]                     # Nodetype.ARRAY (3) / SEQUENCE (4): (element, size or bound)
+        return f"{kind(inner)}[{count if node[0] == 3 else ''}]"
+    try:
+        return printable(f"{kind(node)} {name}")
+    except (TypeError, IndexError):                # a node this reading does not know: its name alone
+        return printable(str(name))
+
+
 def deserializer(topic, entry, source):
     """rosbags' deserializer of a topic's message type (ROS 1 or CDR), its definition registered from the
-    bag; an unusable definition is refused in one line."""
+    bag; an unusable definition is refused in one line. A type rosbags' store knows whose definition in the bag
+    differs (another ROS distribution's, a field added) is decoded by the bag's definition alone, not the store's
+    layout; one that cannot be is refused in one line."""
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
     msgtype, ros1, _, msgdef = entry
+    try:
+        refuse_foreign_definition(topic, entry, source)
+    except DataError as refusal:            # the bag's own types, in a store holding only the builtin times
+        store = get_typestore(Stores.EMPTY)
+        try:
+            store.register(get_types_from_msg(msgdef, msgtype))
+            return store.deserialize_ros1 if ros1 else store.deserialize_cdr
+        except Exception:                   # rosbags' errors: a dependency the definition does not carry
+            raise refusal from None
     store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     if msgtype not in store.types:
         try:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import read_json, refuse_special, shown, within
+from .._checks import _json_object, read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
@@ -73,12 +73,13 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     pa, pq, _ = pyarrow_modules()
 
     try:
+        opened = os.stat(path)          # the file pyarrow opens is the one the checks below read
         parquet = open_parquet(pq, path)
         schema = parquet.schema_arrow
         rows = parquet.metadata.num_rows
     except Exception as exc:    # damaged metadata: pyarrow's own errors, and Python's (UnicodeDecodeError …)
         raise DataError(f"{source}: cannot read as Parquet: {_one_line(exc)}") from None
-    chunks = column_chunks(path, source)
+    chunks = column_chunks(path, source, same_as=opened)
     if rows * max(1, len(schema)) > MAX_VALUES * 4:
         raise DataError(f"{source}: {rows} rows of {len(schema)} columns; too large for one trajectory")
     if rows == 0:
@@ -287,7 +288,7 @@ def metadata(schema, key, kind, source):
     if raw is None:
         return None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, object_pairs_hook=_json_object)     # a key twice refused, as in read_json
     except (ValueError, RecursionError) as exc:          # a UnicodeDecodeError is a ValueError
         reason = "nested too deeply" if isinstance(exc, RecursionError) else printable(" ".join(str(exc).split()))[:120]
         raise DataError(f"{source}: metadata {key.decode()}: not JSON ({reason})") from None

@@ -190,9 +190,11 @@ class Chunk:
     unpacked: int
 
 
-def column_chunks(path, source):
+def column_chunks(path, source, same_as=None):
     """Every column chunk of the Parquet file ``path`` (messages name ``source``), its sizes read from the footer and
-    checked against its page headers and the file's size, no value decoded.
+    checked against its page headers and the file's size, no value decoded. ``same_as``: the ``os.stat`` of ``path``
+    taken before pyarrow opened it; a file found other than that one (another file renamed over the path, or this
+    one written to, in between) is refused: the checks would bound one file and pyarrow read another.
 
     Raises
     ------
@@ -204,7 +206,11 @@ def column_chunks(path, source):
     """
     try:
         with open(path, "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size
+            now = os.fstat(stream.fileno())
+            size = now.st_size
+            if same_as is not None and _identity(now) != _identity(same_as):
+                raise _refuse(source, "the file was replaced or written to while it was read; read it again once "
+                                      "it is complete")
             if size < 12:
                 raise _refuse(source, f"{size} bytes; a Parquet file has 12 at least")
             return _chunks(_File(stream.fileno(), size, source), size, source)
@@ -212,6 +218,11 @@ def column_chunks(path, source):
         raise
     except OSError as exc:
         raise DataError(f"{source}: cannot read as Parquet: {exc.strerror or exc}") from None
+
+
+def _identity(stat):
+    """What tells one version of a file from another: its device and inode, size and time of last change."""
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 class _File:

@@ -236,11 +236,14 @@ def text_lines(text, source):
 
 
 def decoded(raw, source=None):
-    """The text of a trajectory file's bytes: spreadsheet exports may be UTF-16 (with a byte-order mark); anything
-    else is read as UTF-8 (a byte-order mark dropped), whose decoding errors become U+FFFD, then "not a number" on
-    the line that holds them. With ``source`` (a reader's), UTF-16 without a byte-order mark is refused (it was
-    refused as a header of columns such as '\\x00t\\x00'); NUL bytes elsewhere (a block of them where a crash left
-    a line unwritten) are the damage of the lines that hold them, which ``skip_bad_rows`` skips."""
+    """The text of a trajectory file's bytes: spreadsheet exports may be UTF-16 or UTF-32 (with a byte-order mark;
+    UTF-32's was read as UTF-16's, a header of NUL-riddled names); anything else is read as UTF-8 (a byte-order mark
+    dropped), whose decoding errors become U+FFFD, then "not a number" on the line that holds them. With ``source``
+    (a reader's), UTF-16 without a byte-order mark is refused (it was refused as a header of columns such as
+    '\\x00t\\x00'); NUL bytes elsewhere (a block of them where a crash left a line unwritten) are the damage of the
+    lines that hold them, which ``skip_bad_rows`` skips."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):   # UTF-32's mark, which begins as UTF-16LE's
+        return raw.decode("utf-32", errors="replace")
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
     if source is not None and not utf16 and _utf16_without_mark(raw) and (at := raw.find(b"\x00")) >= 0:
         line = raw.count(b"\n", 0, at) + 1

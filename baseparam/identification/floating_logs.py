@@ -251,7 +251,7 @@ def _wrench_topics(path, contacts, given):
     out = {}
     for k, ((name, default), topic) in enumerate(zip(contact_topics(contacts), given)):
         if name in out:
-            raise DataError(f"{printable(os.fspath(path))}: contacts[{k}]: name {shown(name)} given twice")
+            raise DataError(f"{printable(os.fspath(path))}: contacts[{k + 1}]: name {shown(name)} given twice")
         out[name] = topic or default
     return out
 
@@ -381,7 +381,7 @@ def _read_contacts(path, robot):
     items, label = _contact_items(path)
     contacts = []
     for k, item in enumerate(items):
-        where = f"{label}: contacts[{k}]"
+        where = f"{label}: contacts[{k + 1}]"   # 1-based, as the YAML loader's own paths (duplicate keys, octal)
         if not isinstance(item, dict) or "link" not in item:
             raise DataError(f"{where}: expected a mapping with link: (a joint's name or a link number)")
         unknown = set(item) - {"link", "xyz", "rpy", "name", "topic"}
@@ -475,13 +475,14 @@ def _read_floating_parquet(path, robot, names):
     source = printable(path)          # for one-line messages, as read_floating_log's (a name may hold a line break)
     pa, pq, _ = pyarrow_modules()      # imported with the stopping signals held, as the fixed-base reader's
     try:
+        opened = os.stat(path)          # the file pyarrow opens is the one column_chunks checks
         parquet = open_parquet(pq, path)
         refuse_repeated_columns(parquet.schema_arrow, source)
         # only the fields read are bounded and read: the wrenches without contacts asked, or another writer's
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(column_chunks(path, source), source, set(read), MAX_VALUES)
+        bound_values(column_chunks(path, source, same_as=opened), source, set(read), MAX_VALUES)
         table = parquet.read(columns=read)
     except DataError:
         raise
