@@ -29,3 +29,21 @@ def test_equations_of_a_base_set_refuse_the_other_parameterization(planar):
         bp.equations(pseudo, "khalil", check=False)
     # left at its default or agreeing: the base set's own, as before
     assert bp.equations(khalil, check=False).to_dict() == bp.equations(khalil, "khalil", check=False).to_dict()
+
+
+def test_a_constant_torque_scores_as_constant_whatever_the_rounding_of_its_mean():
+    """R² of a joint whose held-out torque is constant (601 equal values, whose mean is not exactly theirs) divided by
+    the mean's rounding: the score was -1.4e30, not the 0 or 1 the docstring promises (scikit-learn's force_finite)."""
+    from baseparam.identification.estimators import r2_score
+    rng = np.random.default_rng(4)
+    tau = np.column_stack([rng.normal(size=601), np.full(601, 1.0 - 5e-15)])
+    assert np.ptp(tau[:, 1]) == 0 and ((tau[:, 1] - tau[:, 1].mean()) ** 2).sum() > 0     # the rounding
+    predicted = tau + [0.0, 1e-3]
+    assert r2_score(tau, predicted) == 0.5          # the varying joint exact (1), the constant one missed (0)
+    assert r2_score(tau, tau) == 1.0
+    # a torque that varies by a part in 10¹⁰ still varies: its R² as before
+    varying = np.column_stack([tau[:, 0], 1.0 + 1e-10 * rng.normal(size=601)])
+    predicted = varying + [0.0, 1e-10]
+    residual = ((varying[:, 1] - predicted[:, 1]) ** 2).sum()
+    total = ((varying[:, 1] - varying[:, 1].mean()) ** 2).sum()
+    assert r2_score(varying, predicted) == pytest.approx(0.5 * (2 - residual / total), rel=1e-12)
