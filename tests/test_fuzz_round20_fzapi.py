@@ -47,3 +47,15 @@ def test_a_constant_torque_scores_as_constant_whatever_the_rounding_of_its_mean(
     residual = ((varying[:, 1] - predicted[:, 1]) ** 2).sum()
     total = ((varying[:, 1] - varying[:, 1].mean()) ** 2).sum()
     assert r2_score(varying, predicted) == pytest.approx(0.5 * (2 - residual / total), rel=1e-12)
+
+
+def test_a_delay_bound_below_half_a_step_is_refused_not_exceeded():
+    """estimate_delay searched one whole step each way whatever max_delay was: a bound of 1e-6 s on a 10 ms log
+    returned a delay of 0.42 ms, beyond the bound asked for, without a word."""
+    t = np.linspace(0, 2, 201)
+    q = 0.5 * np.sin(np.outer(t, [0.7, 1.3, 1.9]))
+    tau = 3.0 * q + 0.5 * np.cos(q) + np.random.default_rng(2).normal(0, 0.01, q.shape)
+    log = bp.Trajectory(t=t, q=q, tau=tau)
+    for max_delay in (1e-4, 1e-6, 1e-310):
+        with pytest.raises(bp.DataError, match=r"max_delay: .* s is less than half the log's step \(0\.01 s\)"):
+            bp.estimate_delay(log, max_delay=max_delay)
