@@ -284,6 +284,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..dynamics.printing import EXPORTED, PYTHON_EXPORT
     from ..model.friction import refuse_unresolved, shape_code
     from ..model.robot import Robot, require_fixed_base
+    from ..model.value import agreeing_parameterization
     from ..projection.base_set import BaseParameters, find_base_parameters
     from ._routines import operation_counts, routines
 
@@ -301,6 +302,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)
     elif isinstance(base_or_robot, BaseParameters):
         base = base_or_robot
+        agreeing_parameterization(parameters, base.parameters, "pseudo", "the base set",
+                                  "the base set gives it: leave parameters out")
         require_fixed_base(base.robot, "equations")
         refuse_unresolved(base.robot, **EXPORTED)
     else:

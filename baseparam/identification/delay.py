@@ -121,7 +121,8 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
     robot : Robot, optional
         Predict the torque with its regressor (better than the model-free basis).
     max_delay : float
-        Largest |delay| looked for, s.
+        Largest |delay| looked for, s; at least half the log's time step (the search is in whole steps, then
+        refined between them).
 
     Returns
     -------
@@ -136,6 +137,12 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
         raise DataError(f"{source}: field tau: no effort, so no delay to estimate")
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
+    # no whole step within it: the search took one step each way regardless, and returned delays beyond max_delay
+    # (0.42 ms for a bound of 1e-6 s on a 10 ms log)
+    if max_delay < dt / 2:
+        raise DataError(f"{source}: max_delay: {max_delay:g} s is less than half the log's step ({dt:.3g} s): the "
+                        f"delay is searched in whole steps (then refined between them); give max_delay ≥ {dt / 2:.3g} s"
+                        )
     K = max(1, int(round(min(max_delay / dt, t.size))))     # beyond the log (1e308 s / dt is inf): "too short" below
     # The uniform grid's middle window only: a stamp far from the others (a clock jump of decades) made a grid of
     # 10^11 points, allocated before the window was cut from it (MemoryError).

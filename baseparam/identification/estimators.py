@@ -56,7 +56,8 @@ def r2_score(tau, predicted):
     Returns
     -------
     float
-        The mean over joints of 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² (1 or 0 for a joint of constant τ).
+        The mean over joints of 1 − Σ(τ − τ̂)² / Σ(τ − τ̄)² (1 or 0 for a joint of constant τ, constant but for
+        the rounding of its mean too).
 
     Raises
     ------
@@ -77,8 +78,14 @@ def r2_score(tau, predicted):
     if not (np.isfinite(residual).all() and np.isfinite(total).all()):
         raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
                             f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no score")
+    # a joint's torque constant but for the rounding of its mean (n equal values' mean is not exactly theirs; a
+    # filtered constant varies in the last bits): a spread within that rounding is no variance to divide by (the
+    # ratio gave R² of -1e30 for a constant joint, which counts 0 or 1 as scikit-learn's force_finite)
+    n = tau.shape[0]
+    rounding = n * (8.0 * n * np.finfo(float).eps * np.abs(tau).max(axis=0)) ** 2
+    varies = total > rounding
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_joint = np.where(total > 0, 1.0 - residual / np.where(total > 0, total, 1.0),
+        per_joint = np.where(varies, 1.0 - residual / np.where(varies, total, 1.0),
                              np.where(residual == 0, 1.0, 0.0))
     return float(per_joint.mean())
 

@@ -402,11 +402,21 @@ def description_of(x, parameters, default, error=ArgumentError):
     if not isinstance(parameters, Hashable):
         check_parameterization(parameters)
     if isinstance(x, MODELS):
-        if parameters not in (default, x.parameters):
-            raise error(f"parameters: {shown(parameters)}, but the model is in {shown(x.parameters)} parameters "
-                        "(give one of them: bp.Model(robot, parameters=...))")
+        agreeing_parameterization(parameters, x.parameters, default, "the model",
+                                  "give one of them: bp.Model(robot, parameters=...)", error)
         return x.robot, x.parameters
     return x, parameters
 
 
-__all__ = ["BaseModel", "Model", "as_model", "description_of", "model_call", "takes_model"]
+def agreeing_parameterization(parameters, carried, default, holder, hint, error=ArgumentError):
+    """``carried``, the parameterization of an argument that carries its own (a model, a base set), when the
+    entry point's ``parameters=`` is left at its ``default`` or agrees; else ``error`` naming both. ``parameters`` is
+    first checked as a parameterization: a value no entry point takes (None, NaN, a typo) was ignored beside a base
+    set (``equations(base, parameters=...)``), as was the other parameterization, in which the result is not."""
+    if parameters not in (default, carried):
+        check_parameterization(parameters)
+        raise error(f"parameters: {shown(parameters)}, but {holder} is in {shown(carried)} parameters ({hint})")
+    return carried
+
+
+__all__ = ["BaseModel", "Model", "agreeing_parameterization", "as_model", "description_of", "model_call", "takes_model"]
