@@ -1269,15 +1269,36 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
 
 
 def _given_twice(groups):
-    """(path, its first role, this role) for each file named again (by its real path) in ``groups``, a sequence of
-    (role, paths)."""
-    seen = {}
+    """(path, its first role, this role) for each file named again in ``groups``, a sequence of (role, paths): the
+    same file by any name (a symbolic or hard link, another spelling), or a file and a folder it lies in (a ROS 2
+    bag's .mcap or .db3 and the bag)."""
+    seen, within = {}, {}       # the files' keys, and the keys of the folders they lie in, each to its first role
     for role, paths in groups:
         for path in paths:
-            key = os.path.realpath(path)
-            if key in seen:
-                yield path, seen[key], role
-            seen.setdefault(key, role)
+            own, *folders = _file_keys(path)
+            first = next((seen[key] for key in (own, *folders) if key in seen), within.get(own))
+            if first is not None:
+                yield path, first, role
+            seen.setdefault(own, first or role)
+            for key in folders:
+                within.setdefault(key, first or role)
+
+
+def _file_keys(path):
+    """What names the file at ``path`` whatever its spelling: its device and inode (a hard link's alike; its real
+    path where it cannot be looked at), then those of the folders it lies in, innermost first."""
+    def key(name):
+        try:
+            status = os.stat(name)
+        except OSError:
+            return name
+        return status.st_dev, status.st_ino
+    real = os.path.realpath(path)
+    keys = [key(real)]
+    while os.path.dirname(real) != real:
+        real = os.path.dirname(real)
+        keys.append(key(real))
+    return keys
 
 
 def _identify_floating(robot_file, robot, train, settings):
