@@ -1,13 +1,19 @@
 """Round 20 (fzcli): the command line's options, odd values and environments, each class fixed at its root."""
 
+import contextlib
 import os
+import socket
+import struct
+import threading
 
+import pytest
 from click.testing import CliRunner
 
 from baseparam.cli import main
 from conftest import ROOT, one_line
 
 UR = ROOT / "robots" / "ur10e.yaml"
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
 
 
 def _run(*args):
@@ -35,3 +41,68 @@ def test_a_log_named_again_through_a_hard_link_or_its_folder_is_the_same_log(tmp
     monkeypatch.setattr(warnings_module, "warn", lambda text, *a, **k: said.append(text))
     _run("identify", UR, log, "--validate", tmp_path / "again.csv")
     assert any("again.csv: given twice (as training and validation data)" in text for text in said), said
+
+
+# --- 2. --scheduler at an address whose server is no Dask scheduler ---
+
+@contextlib.contextmanager
+def _server(answer):
+    """A TCP server on a free local port that sends ``answer`` to each connection (None: accepts, never answers)
+    and keeps it open; yields its 'tcp://127.0.0.1:PORT'."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            held.append(connection)
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        for connection in held:
+            connection.close()
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\n\r\n",         # its bytes a frame of 3 EiB
+                                    struct.pack("<Q", 16) + b"\xff" * 16,           # struct.error
+                                    struct.pack("<QQQ", 17, 1, 1) + b"\x05"],      # a msgpack int: TypeError
+                         ids=["http", "struct", "msgpack-int"])
+def test_a_scheduler_address_answered_by_another_server_is_said_so(tmp_path, answer):
+    """`identify --scheduler tcp://HOST:PORT` where a web or SSH server answers: Dask read its first bytes as the
+    length of a frame and the run ended "ROBOT: out of memory (MemoryError)" (wrong file, wrong problem), or
+    "internal error: struct.error …" / "TypeError …" with exit 1, or a logged traceback above the line."""
+    pytest.importorskip("distributed")
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
+    with _server(answer) as address:
+        result = _run("identify", PLANAR, log, "--scheduler", address)
+    one_line(result, "--scheduler", address, "did not answer as a Dask scheduler")
+
+
+def test_a_scheduler_that_never_answers_the_handshake_is_given_up_in_bounded_time(tmp_path, monkeypatch):
+    """A server that accepts the connection and never answers (a web server waiting for its request's end) held
+    `identify --scheduler` for good: Dask bounds the TCP connection by its timeout, not the handshake after it."""
+    pytest.importorskip("distributed")
+    import baseparam.identification._workers as workers
+    monkeypatch.setattr(workers, "REMOTE_TIMEOUT", 0.5, raising=False)
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
+    with _server(None) as address:
+        outcome = []
+        runner = threading.Thread(target=lambda: outcome.append(_run("identify", PLANAR, log, "--scheduler", address)),
+                                  daemon=True)
+        runner.start()
+        runner.join(120)                # a bound on a hang, not a timing: the refusal comes after 0.5 s
+    assert outcome, "identify --scheduler still waiting for the handshake after 120 s"
+    one_line(outcome[0], "--scheduler", address, "no answer within 0.5 s")

@@ -134,6 +134,7 @@ def _result(future, workers):
 def _on_dask(logs, task, folds, workers, scheduler, report):
     try:
         from distributed import Client, LocalCluster, as_completed
+        from msgpack import UnpackException     # Dask's wire format (a dependency of dask.distributed)
     except ImportError:
         raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
                             "(pip install 'baseparam[dask]')") from None
@@ -160,11 +161,25 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             address = scheduler
         try:
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
-            # scheduler that does not answer in 20 s is taken as unreachable
-            client = Client(address, timeout="120s" if scheduler == "local" else "20s")
+            # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
+            with _dask_logs_silenced():
+                if scheduler != "local":
+                    _handshake_within(address, REMOTE_TIMEOUT)
+                client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
         except (OSError, ValueError) as exc:          # ValueError: an address Dask cannot parse ('x', no port)
-            raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
-                                f"({printable(str(exc))})") from None
+            if not isinstance(exc, UnpackException):
+                raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
+                                    f"({_why(exc)})") from None
+            client = _not_dask(scheduler, exc)
+        except Exception as exc:
+            if scheduler == "local":
+                raise
+            # another server at the address (a web or SSH server): its first bytes read as the length of Dask's
+            # frames gave struct.error, TypeError or a MemoryError of exabytes (not this process's limit: raised
+            # below, outside this handler, so that it is not the refusal's context, which the command line reads)
+            client = _not_dask(scheduler, exc)
+        if isinstance(client, SettingsError):
+            raise client
         with client:
             shared = client.scatter([task], broadcast=True)[0]  # one copy per worker, not one per log
             futures = [client.submit(_reduce_with, log, f, shared, pure=False) for log, f in zip(logs, folds)]
@@ -173,6 +188,66 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connection and answer Dask's handshake
+
+
+def _handshake_within(address, seconds):
+    """Connect to ``address`` and complete Dask's handshake within ``seconds``, or raise what stopped it
+    (TimeoutError when time ran out). Dask's own connect bounds the TCP connection only, then waits for the
+    handshake's answer without limit: a server that accepts and never answers (a web server waiting for the end of
+    its request) hung ``identify --scheduler`` past its 20 s. In a thread of its own, as the caller may be running
+    an event loop (a notebook's)."""
+    import asyncio
+    import threading
+
+    from distributed.comm import connect
+
+    async def probe():
+        comm = await connect(address, timeout=seconds)
+        comm.abort()
+
+    outcome = []
+
+    def run():
+        try:
+            asyncio.run(asyncio.wait_for(probe(), seconds))
+            outcome.append(None)
+        except Exception as exc:            # noqa: BLE001 — raised in the caller's thread below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, name="baseparam-dask-handshake", daemon=True)
+    thread.start()
+    thread.join(seconds + 5)
+    if not outcome:
+        raise TimeoutError
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _not_dask(scheduler, exc):
+    return SettingsError(f"scheduler: {shown(scheduler)} did not answer as a Dask scheduler ({_why(exc)}); give the "
+                         "address of one (tcp://HOST:8786), or 'local'")
+
+
+def _why(exc):
+    """An exception's words, or its kind when it has none (msgpack's FormatError)."""
+    if isinstance(exc, TimeoutError) and not str(exc):
+        return f"no answer within {REMOTE_TIMEOUT:g} s"
+    return printable(str(exc)) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def _dask_logs_silenced():
+    """Dask's loggers print nothing while the block runs: a server that is no Dask scheduler made its protocol's
+    logger print "Failed to deserialize" and a traceback on stderr, before the one-line refusal."""
+    with contextlib.ExitStack() as stack:
+        for name in ("distributed", "distributed.client"):      # the two that hold handlers (Dask's config)
+            for handler in logging.getLogger(name).handlers:
+                stack.callback(handler.setLevel, handler.level)
+                handler.setLevel(logging.CRITICAL + 1)
+        yield
 
 
 def _environ():
