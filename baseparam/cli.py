@@ -1021,7 +1021,10 @@ def _writable(paths, plot_out=None):
             _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
     if plot_out:
         from ._figures import supported_format
-        problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
+        try:
+            problem = supported_format(plot_out, private=True)  # matplotlib writes nothing in ~/.cache, ~/.config
+        except BaseParamError as exc:                           # an MPLBACKEND matplotlib refuses
+            _fail(_one_line(exc), 2)
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
 

@@ -106,3 +106,33 @@ def test_a_scheduler_that_never_answers_the_handshake_is_given_up_in_bounded_tim
         runner.join(120)                # a bound on a hang, not a timing: the refusal comes after 0.5 s
     assert outcome, "identify --scheduler still waiting for the handshake after 120 s"
     one_line(outcome[0], "--scheduler", address, "no answer within 0.5 s")
+
+
+# --- 3. the environment: an MPLBACKEND matplotlib refuses ---
+
+_BACKEND = """
+import json, sys
+from click.testing import CliRunner
+from baseparam.cli import main
+result = CliRunner().invoke(main, ["identify", *sys.argv[1:3], "--plot", sys.argv[3]], env={"MPLBACKEND": sys.argv[4]})
+print(json.dumps([result.exit_code, result.output, repr(result.exception)]))
+"""
+
+
+@pytest.mark.parametrize("backend", ["nonsense", "module://no_such_backend"])   # refused on import; on the backend's
+def test_a_backend_matplotlib_refuses_is_said_in_one_line_naming_mplbackend(tmp_path, backend):
+    """`MPLBACKEND=nonsense baseparam identify … --plot f.png` ended in matplotlib's ValueError, a traceback and exit
+    1; `MPLBACKEND=module://missing` in ModuleNotFoundError. In a process of its own: matplotlib reads MPLBACKEND on
+    its import, once."""
+    import json
+    import subprocess
+    import sys
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-c", _BACKEND, str(PLANAR), str(log), str(tmp_path / "f.png"), backend],
+                          env=env, capture_output=True, text=True, timeout=600)
+    status, output, exception = json.loads(proc.stdout)
+    assert status == 2 and output.count("\n") == 1, (output, exception)
+    assert output.startswith(f"baseparam: MPLBACKEND: '{backend}' is not a backend matplotlib can use"), output
+    assert not (tmp_path / "f.png").exists()
