@@ -516,8 +516,20 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             _fail(shown(text), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
             _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
+        if isinstance(exc, Warning):
+            _fail(_warning_made_error(exc, path), 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
+
+
+def _warning_made_error(warning, path=None):
+    """The line of a warning that the user's filter (``PYTHONWARNINGS=error``, ``python -W error``) raised as an
+    exception: it stopped the run, as asked (it was "internal error: ExcitationWarning: …", exit 1); in the words of
+    the warning's own line (flags, not the library's parameters)."""
+    text = as_flags(_one_line(warning), keep=_robot_names())
+    if path is not None and not text.startswith(printable(str(path))):
+        text = f"{printable(str(path))}: {text}"
+    return f"{text} (a warning, made an error by the warnings filter PYTHONWARNINGS or -W: {type(warning).__name__})"
 
 
 def _one_line(text):
@@ -671,6 +683,8 @@ class _OneLineErrors(click.Group):
             _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
+        except Warning as exc:       # outside a command's error handling (its options' checks)
+            _fail(_warning_made_error(exc), 2)
         sys.exit(status or 0)
 
 

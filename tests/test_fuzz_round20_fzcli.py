@@ -136,3 +136,19 @@ def test_a_backend_matplotlib_refuses_is_said_in_one_line_naming_mplbackend(tmp_
     assert status == 2 and output.count("\n") == 1, (output, exception)
     assert output.startswith(f"baseparam: MPLBACKEND: '{backend}' is not a backend matplotlib can use"), output
     assert not (tmp_path / "f.png").exists()
+
+
+# --- 4. the environment: PYTHONWARNINGS=error (python -W error) ---
+
+def test_a_warning_the_users_filter_makes_an_error_stops_the_run_in_one_line_with_status_2(tmp_path):
+    """Under `PYTHONWARNINGS=error` a warning of the run is raised as an exception, as the user asked: the run ended
+    "internal error: DescriptionWarning: …" (ExcitationWarning for identify's, RoundOffWarning for a URDF's snapped
+    angles), exit 1, in the library's words (`exact_angles=False`). Now the warning's own line, status 2, no output."""
+    import warnings
+    out = tmp_path / "f.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = _run("find", PLANAR, "--friction-model", "stribeck", "--json", out)
+    one_line(result, "planar_rrr.yaml", "a friction model is given", "--friction",
+             "made an error by the warnings filter PYTHONWARNINGS or -W: DescriptionWarning")
+    assert not out.exists()
