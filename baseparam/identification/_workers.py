@@ -200,6 +200,7 @@ def _handshake_within(address, seconds):
     its request) hung ``identify --scheduler`` past its 20 s. In a thread of its own, as the caller may be running
     an event loop (a notebook's)."""
     import asyncio
+    import gc
     import threading
 
     from distributed.comm import connect
@@ -215,7 +216,11 @@ def _handshake_within(address, seconds):
             asyncio.run(asyncio.wait_for(probe(), seconds))
             outcome.append(None)
         except Exception as exc:            # noqa: BLE001 — raised in the caller's thread below
-            outcome.append(exc)
+            # without its frames, which hold the connection Dask's connect left open: collected here, while its
+            # loggers are silenced, not later with "Closing dangling stream" on stderr
+            outcome.append(exc.with_traceback(None))
+            del exc
+            gc.collect()
 
     thread = threading.Thread(target=run, name="baseparam-dask-handshake", daemon=True)
     thread.start()
