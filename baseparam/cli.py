@@ -12,6 +12,7 @@ go to stderr.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import math
 import os
@@ -515,7 +516,7 @@ def _one_line_errors(path, on_exit=None, inputs=None):
                 text = f"{printable(path)}: {text[len('robot: '):]}"
             _fail(shown(text), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
-            _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
+            _fail(_cwd_gone(exc) or f"{exc.filename or path}: {exc.strerror or exc}", 2)
         if isinstance(exc, Warning):
             _fail(_warning_made_error(exc, path), 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
@@ -530,6 +531,19 @@ def _warning_made_error(warning, path=None):
     if path is not None and not text.startswith(printable(str(path))):
         text = f"{printable(str(path))}: {text}"
     return f"{text} (a warning, made an error by the warnings filter PYTHONWARNINGS or -W: {type(warning).__name__})"
+
+
+def _cwd_gone(exc):
+    """The line for an OSError that names no file because the current folder was removed (after the shell entered
+    it): os.getcwd() fails, and with it every relative name's absolute form and the start of worker processes. It
+    was blamed on ROBOT_FILE ("R: No such file or directory") or on standard output; None for any other error."""
+    if exc.filename is not None or exc.errno != errno.ENOENT:
+        return None
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return "the current folder no longer exists (removed after the shell entered it): cd to a folder that exists"
+    return None
 
 
 def _one_line(text):
@@ -682,7 +696,8 @@ class _OneLineErrors(click.Group):
                 sys.exit(0)
             _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
-            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
+            _fail(_cwd_gone(exc) or (f"{exc.filename}: {exc.strerror or exc}" if exc.filename else
+                                     _stdout_unwritable(exc)), 2)
         except Warning as exc:       # outside a command's error handling (its options' checks)
             _fail(_warning_made_error(exc), 2)
         sys.exit(status or 0)

@@ -152,3 +152,17 @@ def test_a_warning_the_users_filter_makes_an_error_stops_the_run_in_one_line_wit
     one_line(result, "planar_rrr.yaml", "a friction model is given", "--friction",
              "made an error by the warnings filter PYTHONWARNINGS or -W: DescriptionWarning")
     assert not out.exists()
+
+
+# --- 5. the current folder removed after the shell entered it ---
+
+@pytest.mark.parametrize("args", [["find", PLANAR, "--json", "f.json"], ["export", PLANAR, "--lang", "c"]])
+def test_a_run_in_a_removed_current_folder_says_so_not_blaming_a_file(tmp_path, monkeypatch, args):
+    """`cd gone && rmdir ../gone && baseparam …`: os.getcwd() fails, and so does every relative name's absolute form
+    (and the start of worker processes): `find R --json f.json` said "standard output: cannot write (No such file or
+    directory)", `export R` (--out .) and `excite --workers 2` blamed ROBOT_FILE, which exists."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    one_line(_run(*args), "the current folder no longer exists")
