@@ -152,8 +152,9 @@ def _remove_temporaries():
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
     # matplotlib's temporary folder (--plot), which atexit would remove; a C kernel's compile in progress (kernel.c,
-    # kernel.so)
-    for module, name in (("baseparam._figures", "remove_private"), ("baseparam.dynamics._native", "remove_live")):
+    # kernel.so); a local Dask cluster's scratch folder (--scheduler local)
+    for module, name in (("baseparam._figures", "remove_private"), ("baseparam.dynamics._native", "remove_live"),
+                         ("baseparam.identification._workers", "remove_scratch")):
         remove = getattr(sys.modules.get(module), name, None)
         if remove is not None:
             remove()
@@ -181,6 +182,8 @@ def _stop_workers():
 
 def _force(signum):
     """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
+    import logging
+    logging.disable(logging.CRITICAL)       # the line said below is the run's last (see cli._quiet_from_now)
     _remove_temporaries()
     _stop_workers()
     _remove_temporaries()       # one the main thread claimed meanwhile

@@ -166,3 +166,45 @@ def test_a_run_in_a_removed_current_folder_says_so_not_blaming_a_file(tmp_path, 
     monkeypatch.chdir(gone)
     gone.rmdir()
     one_line(_run(*args), "the current folder no longer exists")
+
+
+# --- 6. a stopped `identify --scheduler local`: its scratch folder, the cluster's last log lines ---
+
+def test_the_watchdogs_forced_end_removes_a_local_clusters_scratch_folder(tmp_path, monkeypatch):
+    """A SIGINT/SIGTERM to `identify --scheduler local` is ended by the watchdog once its grace is over (the cluster's
+    close takes longer): matplotlib's folder and a compile's were removed then, the cluster's scratch folder
+    (baseparam-dask-PID-…, in $TMPDIR) was left, in 3 runs of 8."""
+    import baseparam._entry as entry
+    import baseparam.identification._workers as workers
+    scratch = tmp_path / "baseparam-dask-1-host-x"
+    (scratch / "dask-scratch-space" / "worker-1").mkdir(parents=True)
+    (scratch / "dask-scratch-space" / "global.lock").write_text("")
+    monkeypatch.setattr(workers, "_SCRATCH", [str(scratch)], raising=False)
+    import baseparam._atomic as atomic
+    import baseparam._figures as figures
+    import baseparam.dynamics._native as native
+    for module, name in ((atomic, "take_back_kept"), (atomic, "_discard"), (figures, "remove_private"),
+                         (native, "remove_live")):     # this test process's own, left alone
+        monkeypatch.setattr(module, name, lambda *args: None)
+    entry._remove_temporaries()
+    assert not scratch.exists()
+
+
+_ENDING = """
+import logging, multiprocessing.util
+# a library logging as the stopped run ends (asyncio's "Task exception was never retrieved" from a local Dask
+# cluster's thread, its nannies still starting): here from the exit function the end runs
+multiprocessing.util._exit_function = lambda: logging.getLogger("asyncio").error("Task exception was never retrieved")
+from baseparam import cli
+cli._stopped("interrupted", 130)
+"""
+
+
+def test_nothing_is_logged_after_a_stopped_runs_last_line():
+    """Ctrl-C while `identify --scheduler local` started its workers: "baseparam: interrupted", then 21 lines of
+    asyncio's "Task exception was never retrieved … RuntimeError: Nanny failed to start worker process"."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-c", _ENDING], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 130 and proc.stderr == "baseparam: interrupted\n", proc.stderr

@@ -147,6 +147,8 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
             from .._atomic import private_folder, remove_tree
             scratch = private_folder("baseparam-dask")        # a killed run's, left in $TMPDIR, removed first
+            _SCRATCH.append(scratch)
+            undo.callback(_SCRATCH.remove, scratch)
             undo.callback(remove_tree, scratch)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
@@ -188,6 +190,19 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+# The scratch folders of the local clusters running: removed by the command line's watchdog (baseparam._entry) when it
+# ends a stopped run past its grace, before the cluster's close and this block's undo have done it (a SIGINT/SIGTERM
+# to `identify --scheduler local` left baseparam-dask-PID-… in $TMPDIR in 3 runs of 8)
+_SCRATCH = []
+
+
+def remove_scratch():
+    """Remove the scratch folders of the local clusters this process runs (see :data:`_SCRATCH`)."""
+    from .._atomic import remove_tree
+    for folder in list(_SCRATCH):
+        remove_tree(folder)
 
 
 REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connection and answer Dask's handshake
