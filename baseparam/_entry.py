@@ -155,8 +155,9 @@ def _remove_temporaries():
     if discard is not None:                     # defined after _LIVE
         discard(list(sys.modules["baseparam._atomic"]._LIVE))
     # matplotlib's temporary folder (--plot), which atexit would remove; a C kernel's compile in progress (kernel.c,
-    # kernel.so)
-    for module, name in (("baseparam._figures", "remove_private"), ("baseparam.dynamics._native", "remove_live")):
+    # kernel.so); a local Dask cluster's scratch folder (--scheduler local)
+    for module, name in (("baseparam._figures", "remove_private"), ("baseparam.dynamics._native", "remove_live"),
+                         ("baseparam.identification._workers", "remove_scratch")):
         remove = getattr(sys.modules.get(module), name, None)
         if remove is not None:
             remove()
@@ -185,6 +186,8 @@ def _stop_workers():
 
 def _force(signum):
     """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
+    import logging
+    logging.disable(logging.CRITICAL)       # the line said below is the run's last (see cli._quiet_from_now)
     if not _remove_temporaries():       # the signal came after the run's end, its outputs final: it succeeded
         os._exit(0)
     _stop_workers()

@@ -44,10 +44,28 @@ def pyplot(private=False):
             return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
         finally:
             del os.environ["MPLCONFIGDIR"]     # not passed on to the processes the run starts
-    import matplotlib
-    if not os.environ.get("MPLBACKEND") and "ipykernel" not in sys.modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    chosen = os.environ.get("MPLBACKEND")
+    if not chosen:
+        import matplotlib
+        if "ipykernel" not in sys.modules:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    fresh = "matplotlib.pyplot" not in sys.modules
+    try:
+        import matplotlib.pyplot as plt
+        if fresh:       # a module:// backend is imported here, not on import (no figure yet for it to close)
+            plt.switch_backend(plt.get_backend())
+    except (ValueError, ImportError) as exc:
+        if "matplotlib" not in sys.modules and isinstance(exc, ImportError):
+            raise                                   # no matplotlib at all: the caller's to say
+        # matplotlib refused MPLBACKEND ('nonsense', ' agg', 'module://missing') on import: a traceback, exit 1
+        from .errors import SettingsError, printable
+        why = printable(str(exc).splitlines()[0].split("; supported values")[0] if str(exc).strip() else
+                        type(exc).__name__)
+        raise SettingsError(f"MPLBACKEND: {printable(repr(chosen))} is not a backend matplotlib can use "
+                            f"({why[:200]}); unset it (figures are written with Agg), or name one such as Agg"
+                            ) from None
     return plt
 
 

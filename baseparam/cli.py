@@ -12,6 +12,7 @@ go to stderr.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import math
 import os
@@ -399,6 +400,14 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
                 _fail(str(exc), 2)
 
 
+def _quiet_from_now():
+    """No library logs a line after the run's last one: a Ctrl-C while a local Dask cluster started its workers
+    (`identify --scheduler local`) was followed by asyncio's "Task exception was never retrieved … RuntimeError:
+    Nanny failed to start worker process", 21 lines of traceback from the cluster's thread, as the process ended."""
+    import logging
+    logging.disable(logging.CRITICAL)
+
+
 def _stopped(message, status):
     """End a run stopped by a signal, once the stack has unwound (temporary files removed).
 
@@ -410,6 +419,7 @@ def _stopped(message, status):
     # ending the run at the same moment (a second signal under load), and says it under the same lock
     say_once = getattr(sys.modules.get("baseparam._entry"), "say_once", lambda write: write())
     say_once(lambda: click.echo(f"baseparam: {message}", err=True))
+    _quiet_from_now()
     # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
     # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
     # after we have gone
@@ -524,9 +534,34 @@ def _one_line_errors(path, on_exit=None, inputs=None):
                 text = f"{printable(path)}: {text[len('robot: '):]}"
             _fail(shown(text), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
-            _fail(f"{exc.filename or path}: {exc.strerror or exc}", 2)
+            _fail(_cwd_gone(exc) or f"{exc.filename or path}: {exc.strerror or exc}", 2)
+        if isinstance(exc, Warning):
+            _fail(_warning_made_error(exc, path), 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
+
+
+def _warning_made_error(warning, path=None):
+    """The line of a warning that the user's filter (``PYTHONWARNINGS=error``, ``python -W error``) raised as an
+    exception: it stopped the run, as asked (it was "internal error: ExcitationWarning: …", exit 1); in the words of
+    the warning's own line (flags, not the library's parameters)."""
+    text = as_flags(_one_line(warning), keep=_robot_names())
+    if path is not None and not text.startswith(printable(str(path))):
+        text = f"{printable(str(path))}: {text}"
+    return f"{text} (a warning, made an error by the warnings filter PYTHONWARNINGS or -W: {type(warning).__name__})"
+
+
+def _cwd_gone(exc):
+    """The line for an OSError that names no file because the current folder was removed (after the shell entered
+    it): os.getcwd() fails, and with it every relative name's absolute form and the start of worker processes. It
+    was blamed on ROBOT_FILE ("R: No such file or directory") or on standard output; None for any other error."""
+    if exc.filename is not None or exc.errno != errno.ENOENT:
+        return None
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return "the current folder no longer exists (removed after the shell entered it): cd to a folder that exists"
+    return None
 
 
 def _one_line(text):
@@ -679,7 +714,10 @@ class _OneLineErrors(click.Group):
                 sys.exit(0)
             _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
-            _fail(f"{exc.filename}: {exc.strerror or exc}" if exc.filename else _stdout_unwritable(exc), 2)
+            _fail(_cwd_gone(exc) or (f"{exc.filename}: {exc.strerror or exc}" if exc.filename else
+                                     _stdout_unwritable(exc)), 2)
+        except Warning as exc:       # outside a command's error handling (its options' checks)
+            _fail(_warning_made_error(exc), 2)
         sys.exit(status or 0)
 
 
@@ -1030,7 +1068,10 @@ def _writable(paths, plot_out=None):
             _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
     if plot_out:
         from ._figures import supported_format
-        problem = supported_format(plot_out, private=True)     # matplotlib writes nothing in ~/.cache, ~/.config
+        try:
+            problem = supported_format(plot_out, private=True)  # matplotlib writes nothing in ~/.cache, ~/.config
+        except BaseParamError as exc:                           # an MPLBACKEND matplotlib refuses
+            _fail(_one_line(exc), 2)
         if problem:
             _fail(f"{plot_out}: {problem}", 2)
 
@@ -1278,15 +1319,36 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
 
 
 def _given_twice(groups):
-    """(path, its first role, this role) for each file named again (by its real path) in ``groups``, a sequence of
-    (role, paths)."""
-    seen = {}
+    """(path, its first role, this role) for each file named again in ``groups``, a sequence of (role, paths): the
+    same file by any name (a symbolic or hard link, another spelling), or a file and a folder it lies in (a ROS 2
+    bag's .mcap or .db3 and the bag)."""
+    seen, within = {}, {}       # the files' keys, and the keys of the folders they lie in, each to its first role
     for role, paths in groups:
         for path in paths:
-            key = os.path.realpath(path)
-            if key in seen:
-                yield path, seen[key], role
-            seen.setdefault(key, role)
+            own, *folders = _file_keys(path)
+            first = next((seen[key] for key in (own, *folders) if key in seen), within.get(own))
+            if first is not None:
+                yield path, first, role
+            seen.setdefault(own, first or role)
+            for key in folders:
+                within.setdefault(key, first or role)
+
+
+def _file_keys(path):
+    """What names the file at ``path`` whatever its spelling: its device and inode (a hard link's alike; its real
+    path where it cannot be looked at), then those of the folders it lies in, innermost first."""
+    def key(name):
+        try:
+            status = os.stat(name)
+        except OSError:
+            return name
+        return status.st_dev, status.st_ino
+    real = os.path.realpath(path)
+    keys = [key(real)]
+    while os.path.dirname(real) != real:
+        real = os.path.dirname(real)
+        keys.append(key(real))
+    return keys
 
 
 def _identify_floating(robot_file, robot, train, settings):

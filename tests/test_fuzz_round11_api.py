@@ -392,7 +392,13 @@ def test_a_scheduler_address_dask_cannot_parse_is_refused_in_one_line(monkeypatc
     def client(address, timeout=None):
         raise ValueError(f"missing port number in address {address!r}\nsecond line")
     fake.Client, fake.LocalCluster, fake.as_completed = client, None, None
+    fake.comm = types.ModuleType("distributed.comm")     # a remote address is connected to first (its handshake)
+
+    async def connect(address, timeout=None):
+        client(address)
+    fake.comm.connect = connect
     monkeypatch.setitem(sys.modules, "distributed", fake)
+    monkeypatch.setitem(sys.modules, "distributed.comm", fake.comm)
     robot, _, traj = _planar()
     with pytest.raises(bp.SettingsError, match=r"^scheduler: cannot reach the Dask scheduler at 'a\\nb' \(missing "
                                                r"port number") as info:

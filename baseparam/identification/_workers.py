@@ -134,6 +134,7 @@ def _result(future, workers):
 def _on_dask(logs, task, folds, workers, scheduler, report):
     try:
         from distributed import Client, LocalCluster, as_completed
+        from msgpack import UnpackException     # Dask's wire format (a dependency of dask.distributed)
     except ImportError:
         raise SettingsError("scheduler: the Dask scheduler needs dask.distributed, which is not installed "
                             "(pip install 'baseparam[dask]')") from None
@@ -146,6 +147,8 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
             from .._atomic import private_folder, remove_tree
             scratch = private_folder("baseparam-dask")        # a killed run's, left in $TMPDIR, removed first
+            _SCRATCH.append(scratch)
+            undo.callback(_SCRATCH.remove, scratch)
             undo.callback(remove_tree, scratch)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
@@ -160,11 +163,25 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             address = scheduler
         try:
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
-            # scheduler that does not answer in 20 s is taken as unreachable
-            client = Client(address, timeout="120s" if scheduler == "local" else "20s")
+            # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
+            with _dask_logs_silenced():
+                if scheduler != "local":
+                    _handshake_within(address, REMOTE_TIMEOUT)
+                client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
         except (OSError, ValueError) as exc:          # ValueError: an address Dask cannot parse ('x', no port)
-            raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
-                                f"({printable(str(exc))})") from None
+            if not isinstance(exc, UnpackException):
+                raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
+                                    f"({_why(exc)})") from None
+            client = _not_dask(scheduler, exc)
+        except Exception as exc:
+            if scheduler == "local":
+                raise
+            # another server at the address (a web or SSH server): its first bytes read as the length of Dask's
+            # frames gave struct.error, TypeError or a MemoryError of exabytes (not this process's limit: raised
+            # below, outside this handler, so that it is not the refusal's context, which the command line reads)
+            client = _not_dask(scheduler, exc)
+        if isinstance(client, SettingsError):
+            raise client
         with client:
             shared = client.scatter([task], broadcast=True)[0]  # one copy per worker, not one per log
             futures = [client.submit(_reduce_with, log, f, shared, pure=False) for log, f in zip(logs, folds)]
@@ -173,6 +190,84 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+# The scratch folders of the local clusters running: removed by the command line's watchdog (baseparam._entry) when it
+# ends a stopped run past its grace, before the cluster's close and this block's undo have done it (a SIGINT/SIGTERM
+# to `identify --scheduler local` left baseparam-dask-PID-… in $TMPDIR in 3 runs of 8)
+_SCRATCH = []
+
+
+def remove_scratch():
+    """Remove the scratch folders of the local clusters this process runs (see :data:`_SCRATCH`)."""
+    from .._atomic import remove_tree
+    for folder in list(_SCRATCH):
+        remove_tree(folder)
+
+
+REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connection and answer Dask's handshake
+
+
+def _handshake_within(address, seconds):
+    """Connect to ``address`` and complete Dask's handshake within ``seconds``, or raise what stopped it
+    (TimeoutError when time ran out). Dask's own connect bounds the TCP connection only, then waits for the
+    handshake's answer without limit: a server that accepts and never answers (a web server waiting for the end of
+    its request) hung ``identify --scheduler`` past its 20 s. In a thread of its own, as the caller may be running
+    an event loop (a notebook's)."""
+    import asyncio
+    import gc
+    import threading
+
+    from distributed.comm import connect
+
+    async def probe():
+        comm = await connect(address, timeout=seconds)
+        comm.abort()
+
+    outcome = []
+
+    def run():
+        try:
+            asyncio.run(asyncio.wait_for(probe(), seconds))
+            outcome.append(None)
+        except Exception as exc:            # noqa: BLE001 — raised in the caller's thread below
+            # without its frames, which hold the connection Dask's connect left open: collected here, while its
+            # loggers are silenced, not later with "Closing dangling stream" on stderr
+            outcome.append(exc.with_traceback(None))
+            del exc
+            gc.collect()
+
+    thread = threading.Thread(target=run, name="baseparam-dask-handshake", daemon=True)
+    thread.start()
+    thread.join(seconds + 5)
+    if not outcome:
+        raise TimeoutError
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _not_dask(scheduler, exc):
+    return SettingsError(f"scheduler: {shown(scheduler)} did not answer as a Dask scheduler ({_why(exc)}); give the "
+                         "address of one (tcp://HOST:8786), or 'local'")
+
+
+def _why(exc):
+    """An exception's words, or its kind when it has none (msgpack's FormatError)."""
+    if isinstance(exc, TimeoutError) and not str(exc):
+        return f"no answer within {REMOTE_TIMEOUT:g} s"
+    return printable(str(exc)) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def _dask_logs_silenced():
+    """Dask's loggers print nothing while the block runs: a server that is no Dask scheduler made its protocol's
+    logger print "Failed to deserialize" and a traceback on stderr, before the one-line refusal."""
+    with contextlib.ExitStack() as stack:
+        for name in ("distributed", "distributed.client"):      # the two that hold handlers (Dask's config)
+            for handler in logging.getLogger(name).handlers:
+                stack.callback(handler.setLevel, handler.level)
+                handler.setLevel(logging.CRITICAL + 1)
+        yield
 
 
 def _environ():
