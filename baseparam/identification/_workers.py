@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, raise_failed_start,
                           room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
+from .._atomic import remove_tree
 from .._checks import shown
 from ..errors import SettingsError, printable
 
@@ -200,7 +201,6 @@ _SCRATCH = []
 
 def remove_scratch():
     """Remove the scratch folders of the local clusters this process runs (see :data:`_SCRATCH`)."""
-    from .._atomic import remove_tree
     for folder in list(_SCRATCH):
         remove_tree(folder)
 
