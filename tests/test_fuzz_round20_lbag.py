@@ -45,3 +45,60 @@ def test_a_bag_cut_by_another_process_while_read_is_refused_not_a_signal_death(t
     assert code == 3, (code, said)
     what = "MCAP" if kind == "mcap" else "a ROS bag"
     assert said.startswith(f"{path}: cannot read as {what}: the file was cut while it was read"), said
+
+
+def _varint(value):
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value > 0x7F else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def _i32(field_head, value):
+    """A Thrift compact i32 field (its head byte given: delta << 4 | 5) of a non-negative value."""
+    return bytes([field_head]) + _varint(2 * value)
+
+
+def page_header_with_statistics(values, total, big):
+    """A data page's header (Thrift compact) of ``values`` values whose header and page take ``total`` bytes, its
+    page statistics' ``max`` a binary of ``big`` bytes (zeros), and the page (zeros)."""
+    def head(size):
+        return (_i32(0x15, 0) + _i32(0x15, size) + _i32(0x15, size) + b"\x2c"     # type, sizes; data_page_header:
+                + _i32(0x15, values) + _i32(0x15, 0) + _i32(0x15, 3) + _i32(0x15, 3)  # values, encodings,
+                + b"\x1c\x18" + _varint(big) + bytes(big) + b"\x00\x00\x00")       # statistics {max}; the ends
+    size = total - len(head(0))
+    while len(head(size)) + size > total:       # the sizes' varints take a few bytes more
+        size -= 1
+    assert len(head(size)) + size == total
+    return head(size) + bytes(size)
+
+
+def test_a_parquet_page_header_of_large_statistics_is_walked_in_bounded_memory(tmp_path):
+    # a page header is read in a window that grew (4 times at a go) until the whole header fit: a crafted statistics
+    # field of 200 MB made the walk allocate 282 MB where the file mapped took 17. Here a page of 2 MB of doubles is
+    # rewritten in place as a header whose statistics take 1.5 MB and a page of the rest (its chunk's bytes and the
+    # footer unchanged): the walk reads past the statistics without holding them
+    import tracemalloc
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.identification import _parquet_pages
+    path = tmp_path / "log.parquet"
+    count, big = 1 << 18, 3 << 19
+    pq.write_table(pa.table({"t": np.arange(count, dtype=float)}), path, use_dictionary=False, compression="none",
+                   write_statistics=False, data_page_size=1 << 30)
+    chunk = pq.ParquetFile(path).metadata.row_group(0).column(0)
+    start, total = chunk.data_page_offset, chunk.total_compressed_size
+    data = bytearray(path.read_bytes())
+    data[start:start + total] = page_header_with_statistics(count, total, big)
+    path.write_bytes(bytes(data))
+    tracemalloc.start()
+    try:
+        chunks = _parquet_pages.column_chunks(path, str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(c.column, c.values) for c in chunks] == [("t", count)]     # the page's values, as the footer counts
+    assert peak < big / 4, peak
