@@ -102,3 +102,29 @@ def test_a_parquet_page_header_of_large_statistics_is_walked_in_bounded_memory(t
         tracemalloc.stop()
     assert [(c.column, c.values) for c in chunks] == [("t", count)]     # the page's values, as the footer counts
     assert peak < big / 4, peak
+
+
+def test_a_compressed_sqlite_bag_under_a_temporary_folder_a_uri_cuts_is_refused_saying_so(tmp_path, monkeypatch):
+    # rosbags unpacks a whole-file compressed sqlite3 bag into a folder of the temporary folder and opens it as
+    # 'file:PATH?immutable=1': under TMPDIR=/tmp/a?b a valid bag was refused as 'cannot read as a ROS bag: Cannot open
+    # database …: unable to open database file'. The refusal now says why, and what to change
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from test_logs import _message, _typestore
+    ts = _typestore()
+    bag = tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.SQLITE3)
+    writer.set_compression(CompressionMode.FILE, CompressionFormat.ZSTD)
+    with writer:
+        conn = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(20):
+            ns, q = 10**9 + k * 10**7, [0.1 * k, 0.2, 0.3]
+            writer.write(conn, ns, ts.serialize_cdr(_message(ts, ns, NAMES, q, q, q), "sensor_msgs/msg/JointState"))
+    assert bp.read_trajectory(bag, joints=NAMES).n_samples == 20
+    for name, cut in (("t?x=1", "'?'"), ("t%41", "'%41'")):
+        (tmp_path / name).mkdir()
+        monkeypatch.setattr("tempfile.tempdir", str(tmp_path / name))
+        with pytest.raises(bp.DataError) as err:
+            bp.read_trajectory(bag, joints=NAMES)
+        said = str(err.value)
+        assert said.startswith(f"{bag}/bag.db3.zstd: {cut} in the path of the temporary folder"), said
+        assert "set TMPDIR to a folder" in said and "\n" not in said

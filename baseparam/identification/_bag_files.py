@@ -198,7 +198,8 @@ def check_bag_folder(path, source, named, types=()):
                             "a bag's files are read from its own folder only")
         refuse_special(target, DataError, f"{source}/{_one_line(name)[:200]}")
         if name.endswith(".db3") or info.get("storage_identifier") == "sqlite3":
-            _check_sqlite_storage(os.path.join(path, name), f"{source}/{_one_line(name)[:200]}", opened=mode != "file")
+            _check_sqlite_storage(os.path.join(path, name), f"{source}/{_one_line(name)[:200]}",
+                                  unpacked=mode == "file")
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
@@ -304,19 +305,31 @@ def _read_only(path):
     return sqlite3.connect(f"file:{quote(os.fspath(path))}?immutable=1", uri=True)
 
 
+# What cuts short or changes a path in an sqlite URI ('file:PATH?immutable=1', as rosbags writes it): a query, a
+# fragment, a percent escape
+_URI_CUT = re.compile(r"[?#]|%[0-9A-Fa-f]{2}")
+
 # The first bytes of an sqlite rollback journal that still has to be played back (a hot journal)
 _HOT_JOURNAL = bytes.fromhex("d9d505f920a163d7")
 
 
-def _check_sqlite_storage(path, where, opened=True):
+def _check_sqlite_storage(path, where, unpacked=False):
     """DataError when sqlite3 storage ``path`` (as rosbags names it: the folder as given, joined with the file's name)
-    cannot be read as it is, alone: rosbags opens it (``opened``; not a compressed file, unpacked elsewhere) as
-    ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in it opened another file (``bag?1/bag?1.db3`` read a
-    file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``); or
+    cannot be read as it is, alone: rosbags opens it as ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in
+    it opened another file (``bag?1/bag?1.db3`` read a file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``),
+    or none: a whole-file compressed one (``unpacked``) is opened where rosbags unpacks it, a folder of the temporary
+    folder (``TMPDIR=/tmp/a?b``: 'unable to open database file' of a valid bag); or
     a non-empty write-ahead log or a hot rollback journal lies beside it (a recording not closed): its last writes are
     not in the file, which rosbags reads alone (``immutable``), and merging them writes in the bag's folder, which a
     reader does not do. ``where`` names the file in the message."""
-    cut = re.search(r"[?#]|%[0-9A-Fa-f]{2}", os.fspath(path)) if opened else None
+    # rosbags unpacks FILE.db3.zstd into a folder of the temporary folder, named by tempfile (letters, digits, '_')
+    name = os.path.splitext(os.path.basename(path))[0] if unpacked else os.fspath(path)
+    cut = _URI_CUT.search(os.path.join(tempfile.gettempdir(), name) if unpacked else name)
+    if cut is not None and unpacked and not _URI_CUT.search(name):
+        raise DataError(f"{where}: {shown(cut.group())} in the path of the temporary folder "
+                        f"({shown(printable(tempfile.gettempdir()))}): rosbags unpacks this compressed storage there "
+                        "and opens it through a URI that this cuts short or changes; set TMPDIR to a folder whose path "
+                        "holds no '?', '#' or '%' followed by two hex digits")
     if cut is not None:
         raise DataError(f"{where}: {shown(cut.group())} in the path of sqlite3 storage: rosbags opens it through a URI "
                         "that this cuts short or changes (another file would be read); rename the folder or file")
