@@ -128,3 +128,15 @@ def test_a_compressed_sqlite_bag_under_a_temporary_folder_a_uri_cuts_is_refused_
         said = str(err.value)
         assert said.startswith(f"{bag}/bag.db3.zstd: {cut} in the path of the temporary folder"), said
         assert "set TMPDIR to a folder" in said and "\n" not in said
+
+
+def test_a_joint_state_field_named_through_its_topic_is_one_source_for_the_column_map(tmp_path):
+    # 'qd=effort' is refused (one JointState field for two trajectory fields), but 'qd=/joint_states:effort' named the
+    # same field of the same messages through TOPIC:FIELD and read the torques as the velocities without a word
+    bag = joint_state_bag(tmp_path / "bag", "mcap", 50)
+    for columns, field in (({"qd": "/joint_states:effort"}, "effort"), ({"tau": "/joint_states:velocity"}, "velocity")):
+        with pytest.raises(bp.DataError) as err:
+            bp.read_trajectory(bag, joints=NAMES, columns=columns)
+        assert str(err.value) == f"{bag}: column map: JointState field '{field}' is used for both qd and tau"
+    # the field through its topic alone is the field itself: read
+    assert bp.read_trajectory(bag, joints=NAMES, columns={"tau": "/joint_states:effort"}).n_samples == 50
