@@ -140,3 +140,19 @@ def test_a_joint_state_field_named_through_its_topic_is_one_source_for_the_colum
         assert str(err.value) == f"{bag}: column map: JointState field '{field}' is used for both qd and tau"
     # the field through its topic alone is the field itself: read
     assert bp.read_trajectory(bag, joints=NAMES, columns={"tau": "/joint_states:effort"}).n_samples == 50
+
+
+def test_an_sqlite_bag_in_a_folder_of_a_non_utf8_name_is_refused_saying_what_to_rename(tmp_path):
+    # sqlite3 is given its storage's path as UTF-8 text, which a folder named in Latin-1 bytes is not: the refusal
+    # was Python's "'utf-8' codec can't encode character '\udcff' …: surrogates not allowed". (MCAP and ROS 1 bags of
+    # such names are read: their readers open the path as bytes)
+    bag = tmp_path / os.fsdecode(b"bag\xe9")
+    try:
+        joint_state_bag(bag, "sqlite3", 10)
+    except (OSError, UnicodeError):
+        pytest.skip("the file system takes no name of non-UTF-8 bytes")
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(bag, joints=NAMES)
+    said = str(err.value)
+    assert "a path that is not UTF-8 text" in said and said.endswith("rename the folder or file"), said
+    assert said.startswith(f"{tmp_path}/bag\\udce9/") and "\n" not in said

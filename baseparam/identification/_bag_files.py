@@ -318,13 +318,21 @@ def _check_sqlite_storage(path, where, unpacked=False):
     cannot be read as it is, alone: rosbags opens it as ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in
     it opened another file (``bag?1/bag?1.db3`` read a file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``),
     or none: a whole-file compressed one (``unpacked``) is opened where rosbags unpacks it, a folder of the temporary
-    folder (``TMPDIR=/tmp/a?b``: 'unable to open database file' of a valid bag); or
+    folder (``TMPDIR=/tmp/a?b``: 'unable to open database file' of a valid bag); or a path that is not UTF-8 (a
+    folder's name of Latin-1 bytes), which sqlite3 cannot be given; or
     a non-empty write-ahead log or a hot rollback journal lies beside it (a recording not closed): its last writes are
     not in the file, which rosbags reads alone (``immutable``), and merging them writes in the bag's folder, which a
     reader does not do. ``where`` names the file in the message."""
     # rosbags unpacks FILE.db3.zstd into a folder of the temporary folder, named by tempfile (letters, digits, '_')
     name = os.path.splitext(os.path.basename(path))[0] if unpacked else os.fspath(path)
-    cut = _URI_CUT.search(os.path.join(tempfile.gettempdir(), name) if unpacked else name)
+    opened = os.path.join(tempfile.gettempdir(), name) if unpacked else name
+    try:
+        opened.encode("utf-8")
+    except UnicodeEncodeError:      # a byte of a non-UTF-8 name: Python's 'surrogates not allowed' was the message
+        raise DataError(f"{where}: a path that is not UTF-8 text ({printable(opened)}): sqlite3 opens its "
+                        "storage by a UTF-8 path; rename the folder or file" + (" (or set TMPDIR to another folder, "
+                        "where rosbags unpacks it)" if unpacked else "")) from None
+    cut = _URI_CUT.search(opened)
     if cut is not None and unpacked and not _URI_CUT.search(name):
         raise DataError(f"{where}: {shown(cut.group())} in the path of the temporary folder "
                         f"({shown(printable(tempfile.gettempdir()))}): rosbags unpacks this compressed storage there "
