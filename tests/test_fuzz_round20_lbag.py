@@ -156,3 +156,32 @@ def test_an_sqlite_bag_in_a_folder_of_a_non_utf8_name_is_refused_saying_what_to_
     said = str(err.value)
     assert "a path that is not UTF-8 text" in said and said.endswith("rename the folder or file"), said
     assert said.startswith(f"{tmp_path}/bag\\udce9/") and "\n" not in said
+
+
+@pytest.mark.parametrize("checkpointed", [True, False])
+def test_an_sqlite_bag_whose_write_ahead_log_is_in_its_file_is_read(tmp_path, checkpointed):
+    # a recorder stopped with its -wal not empty is refused: the log holds writes the file lacks, and rosbags reads
+    # the file alone. But a checkpoint copies the log's pages into the file and leaves the log as it is (the next write
+    # resets it): a bag stopped then was refused though its file holds every write. Each page of the log is now
+    # compared with the file's; the bag read is what sqlite itself reads, the log merged
+    import shutil
+    import sqlite3
+    work = joint_state_bag(tmp_path / "work", "sqlite3", 30)
+    db = sqlite3.connect(work / "work.db3", isolation_level=None)
+    db.execute("PRAGMA journal_mode=wal")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("DELETE FROM messages WHERE id > 10")
+    if checkpointed:
+        assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
+    bag = tmp_path / "bag"
+    shutil.copytree(work, bag)                  # the folder as the stopped recorder left it, the log not empty
+    db.close()
+    assert (bag / "work.db3-wal").stat().st_size > 0
+    if checkpointed:
+        before = {p.name: p.read_bytes() for p in bag.iterdir()}
+        with pytest.warns(bp.DataWarning, match="10 messages read, metadata.yaml counts 30"):   # rows deleted here
+            assert bp.read_trajectory(bag, joints=NAMES).n_samples == 10
+        assert {p.name: p.read_bytes() for p in bag.iterdir()} == before            # nothing written beside it
+    else:
+        with pytest.raises(bp.DataError, match="work.db3-wal: sqlite's write-ahead log"):
+            bp.read_trajectory(bag, joints=NAMES)

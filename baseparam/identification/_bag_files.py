@@ -343,7 +343,7 @@ def _check_sqlite_storage(path, where, unpacked=False):
                         "that this cuts short or changes (another file would be read); rename the folder or file")
     log = f"{path}-wal"
     with contextlib.suppress(OSError):
-        if os.lstat(log).st_size > 0:
+        if os.lstat(log).st_size > 0 and _wal_may_hold_writes(path, log):
             raise DataError(f"{where}-wal: sqlite's write-ahead log of a recording not closed, holding writes "
                             f"{os.path.basename(where)} lacks; merge it in a copy of the folder (sqlite3 "
                             "COPY/FILE.db3 'PRAGMA wal_checkpoint') and read the copy")
@@ -352,6 +352,45 @@ def _check_sqlite_storage(path, where, unpacked=False):
             raise DataError(f"{where}-journal: sqlite's journal of a write cut short ({os.path.basename(where)} may be "
                             "half written); roll it back in a copy of the folder (sqlite3 COPY/FILE.db3 'PRAGMA "
                             "integrity_check') and read the copy")
+
+
+# The largest write-ahead log compared page by page with its file (rosbag2 checkpoints every 1 000 pages: 4 MB); a
+# larger one is taken to hold writes the file lacks
+_MAX_WAL_COMPARED = 64 << 20
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+
+
+def _wal_may_hold_writes(path, log):
+    """Whether sqlite's write-ahead log ``log`` of storage file ``path`` may hold a write the file lacks. A log's
+    frames of its current generation (their salts those of its header) are pages a recovery would write into the
+    file; a log whose every page is, in its last frame, already the file's page (a checkpoint copied it, and the
+    recording stopped before writing again: the log is reset only by the next write) holds none, and the bag is
+    read as it is. Any doubt (a header that is not a log's, a size past :data:`_MAX_WAL_COMPARED`, a page that
+    differs or lies past the file's end, a file that cannot be read) is a write the file may lack."""
+    try:
+        with open(log, "rb", opener=_no_follow) as wal, open(path, "rb") as db:
+            head = wal.read(32)
+            size = os.fstat(wal.fileno()).st_size
+            if len(head) < 32 or int.from_bytes(head[:4], "big") not in _WAL_MAGIC or size > _MAX_WAL_COMPARED:
+                return True
+            page = int.from_bytes(head[8:12], "big")
+            page = 65536 if page == 1 else page
+            if page < 512 or page & (page - 1):
+                return True
+            last = {}                   # page number → the log's last frame of it, of the current generation
+            for at in range(32, size - 24 - page + 1, 24 + page):
+                wal.seek(at)
+                frame = wal.read(24 + page)
+                if frame[8:16] != head[16:24]:       # an older generation's frame: a recovery skips it and the rest
+                    break
+                last[int.from_bytes(frame[:4], "big")] = frame[24:]
+            for number, content in last.items():
+                db.seek((number - 1) * page)
+                if number < 1 or db.read(page) != content:
+                    return True
+    except OSError:
+        return True
+    return False
 
 
 def _no_follow(name, flags):
