@@ -185,3 +185,29 @@ def test_an_sqlite_bag_whose_write_ahead_log_is_in_its_file_is_read(tmp_path, ch
     else:
         with pytest.raises(bp.DataError, match="work.db3-wal: sqlite's write-ahead log"):
             bp.read_trajectory(bag, joints=NAMES)
+
+
+@pytest.mark.parametrize("ext", ["csv", "parquet"])      # NPZ: the CSV reader's checks
+def test_a_floating_log_of_absurd_values_is_refused_when_read_naming_the_file(space, tmp_path, ext):
+    # values to 1e300 were read from a floating-base log (the fixed-base readers refuse beyond their bounds), and the
+    # fit refused them later without the file's name. A base position of kilometres (a legged robot's odometry) is
+    # read: the base's position is bounded as the fit bounds states
+    import dataclasses
+
+    from test_floating_identification import SPACE
+    robot = bp.load_robot(SPACE)
+    qd = space.log.qd.copy()
+    qd[5, 7] = 1e300                                   # a joint velocity (after the base's six)
+    far = space.log.q.copy()
+    far[:, 0] += 5e3                                   # the base 5 km away
+    wrenches = np.zeros((space.log.n_samples, 1, 6))
+    wrenches[3, 0, 4] = -2e7                           # a contact's moment my
+    cases = ((dataclasses.replace(space.log, qd=qd), (), "qd8: absurd value (1e+300; beyond ±10000)"),
+             (dataclasses.replace(space.log, q=far, wrenches=wrenches, contacts=("foot",)), ("foot",),
+              "wrenches: contact 1, my: absurd value (-2e+07; beyond ±1e+06)"))
+    for log, contacts, said in cases:
+        path = bp.write_trajectory(log, tmp_path / f"log.{ext}")
+        with pytest.raises(bp.DataError) as err:
+            bp.read_trajectory(path, robot=robot, contacts=list(contacts))
+        assert str(err.value).startswith(str(path)) and str(err.value).endswith(said), str(err.value)
+    assert bp.read_trajectory(path, robot=robot).q[0, 0] == far[0, 0]     # without the contacts: the far base read
