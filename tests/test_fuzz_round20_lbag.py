@@ -211,3 +211,24 @@ def test_a_floating_log_of_absurd_values_is_refused_when_read_naming_the_file(sp
             bp.read_trajectory(path, robot=robot, contacts=list(contacts))
         assert str(err.value).startswith(str(path)) and str(err.value).endswith(said), str(err.value)
     assert bp.read_trajectory(path, robot=robot).q[0, 0] == far[0, 0]     # without the contacts: the far base read
+
+
+def test_parquet_joint_names_of_lerobots_form_are_matched_to_the_robots_joints(tmp_path):
+    # LeRobot names the lists' joints 'shoulder.pos' (q), 'shoulder.vel' …: the robot's joint 'shoulder' was
+    # 'not in the log (it names shoulder.pos, …)'. A suffix all the names share after a dot is now left out to
+    # match them, as it already was to compare the order of two lists
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t = np.arange(60) * 0.01
+    q = np.random.default_rng(3).normal(size=(60, 4))
+    names = ["wrist.pos", "shoulder.pos", "gripper.pos", "elbow.pos"]        # another order, and a joint more
+    table = pa.table({"t": t, "q": list(q), "tau": list(2 * q)})
+    table = table.replace_schema_metadata({b"baseparam.joint_names": json.dumps(names).encode()})
+    pq.write_table(table, tmp_path / "log.parquet")
+    traj = bp.read_trajectory(tmp_path / "log.parquet", joints=NAMES)
+    np.testing.assert_array_equal(traj.q, q[:, [1, 3, 0]])
+    np.testing.assert_array_equal(traj.tau, 2 * q[:, [1, 3, 0]])
+    assert traj.joint_names == tuple(NAMES)
+    assert any(note.endswith("left out: gripper") for note in traj.notes), traj.notes
