@@ -232,3 +232,22 @@ def test_parquet_joint_names_of_lerobots_form_are_matched_to_the_robots_joints(t
     np.testing.assert_array_equal(traj.tau, 2 * q[:, [1, 3, 0]])
     assert traj.joint_names == tuple(NAMES)
     assert any(note.endswith("left out: gripper") for note in traj.notes), traj.notes
+
+
+def test_an_hdf5_row_of_long_joint_names_per_sample_is_read_a_bounded_block_at_a_time():
+    # a dataset of a row of variable-length names per sample is read a block of rows at a time, the block sized for
+    # 1 MiB of names at 8 bytes a name (the size of a pointer): rows of 1 400-character names read 43 690 rows, some
+    # 180 MB of text, at once. The first row's length now sets the step. (The rows here: h5py's reads stood in for)
+    import h5py
+
+    from baseparam.identification import _arrays
+    names = np.array([name * 700 for name in ("sh", "el", "wr")], dtype=object)      # 1 400 characters each
+    samples, read = 100_000, []
+
+    def read_rows(start, stop):
+        block = np.tile(names, (min(stop, samples) - start, 1))
+        read.append(sum(len(name) for name in block.reshape(-1).tolist()))
+        return block
+    got = _arrays._h5_names((samples, 3), h5py.string_dtype(), None, "log.h5: joint_names", read_rows)
+    assert got == list(names) or tuple(got) == tuple(names)
+    assert sum(read) == samples * 4200 and max(read) <= _arrays.MAX_NAMES_BYTES, max(read)
