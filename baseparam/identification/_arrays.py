@@ -414,8 +414,14 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
         if dtype.kind in "SU":
             _check_names_size(shape[1:], dtype, where)
         step = max(1, MAX_NAMES_BYTES // (shape[1] * max(dtype.itemsize, 8)))     # a block: 1 MiB at most
-        first = None
-        for start in range(0, shape[0], step):
+        first, begin = None, 0
+        if dtype.kind not in "SU":
+            # variable-length text: 8 bytes a name was assumed, and rows of 2 000-character names read 250 times the
+            # block's bound at a time. Every row must be the first's: its length sets the step
+            first, begin = _first_row_of_names(read_rows(0, 1), where), 1
+            size = sum(len(name) if isinstance(name, (str, bytes)) else 8 for name in first.tolist())
+            step = max(1, MAX_NAMES_BYTES // max(size, 8 * shape[1]))
+        for start in range(begin, shape[0], step):
             first = _first_row_of_names(read_rows(start, start + step), where, start, first)
         return _texts(first)
     if not text or math.prod(shape) > MAX_COLUMNS:

@@ -12,7 +12,6 @@ compressed storage or a ROS 1 ``.bag``.
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 import re
 import tempfile
@@ -24,9 +23,10 @@ import numpy as np
 from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
 from .._checks import check_instance, not_utf8, read_bounded, refuse_special, shown, within
 from .._warnings import warn
-from ..errors import DataError, DataWarning, ResourceLimitError, printable
+from ..errors import DataError, DataWarning, printable
 from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
+from ._file_bytes import FileBytes
 from ._mcap import _ALLOWANCE, _MAX_RATIO, chunk_size_problem
 from ._record import _one_line
 
@@ -103,28 +103,6 @@ def refuse_non_bag_folder(path, source):
         raise DataError(f"{source}: a folder, but not a ROS 2 bag (no metadata.yaml in it)")
 
 
-def _mapped(path, source):
-    """An MCAP file's bytes, mapped (pages read as they are used); read into memory only when small: a large file
-    that cannot be mapped is refused, not read whole.
-
-    Raises
-    ------
-    ResourceLimitError
-        A file of more than :data:`_MAX_UNMAPPED` bytes that cannot be mapped.
-    OSError
-        When it cannot be opened or read.
-    """
-    with open(path, "rb") as stream:
-        try:
-            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-        except (ValueError, OSError):       # an empty file, or one that cannot be mapped
-            size = os.fstat(stream.fileno()).st_size
-            if size > _MAX_UNMAPPED:
-                raise ResourceLimitError(f"{source}: {size} bytes that cannot be mapped into memory; at most "
-                                         f"{_MAX_UNMAPPED >> 20} MiB are read otherwise") from None
-            return stream.read()
-
-
 def _read_mcap(path, source):
     def decode_now(c, rows, log_times, order):
         """JointState messages decoded chunk by chunk: the decompressed chunk is freed at once."""
@@ -139,10 +117,12 @@ def _read_mcap(path, source):
 
     contents = _mcap.Contents(transform=decode_now)
     try:
-        data = _mapped(path, source)
+        stream = open(path, "rb")
     except OSError as exc:
         raise DataError(f"{source}: cannot read: {exc.strerror or _one_line(exc)}") from None
-    _mcap.read(data, contents)
+    # read by pread, not mapped: a file another process cut short while it was mapped killed the reader by SIGBUS
+    with stream:
+        _mcap.read(FileBytes.of(stream, f"{source}: cannot read as MCAP"), contents)
     if contents.problem and not contents.channels and not contents.pieces:
         raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
     raw = {}
@@ -158,9 +138,6 @@ def _read_mcap(path, source):
              for name, blob in contents.attachments.items() if name.startswith("baseparam/")}
     return raw, extra, contents.problem, contents.notice
 
-
-# The largest MCAP file read into memory when it cannot be mapped (a file system without mmap, an address limit).
-_MAX_UNMAPPED = 256 << 20
 
 _MAX_METADATA = 1_000_000     # bytes of a bag's metadata.yaml (a few kB): more is not parsed
 # what ruamel's constructors raise for a tagged scalar they cannot read besides ValueError: an IndexError for an empty
@@ -225,7 +202,8 @@ def check_bag_folder(path, source, named, types=()):
                             "a bag's files are read from its own folder only")
         refuse_special(target, DataError, f"{source}/{_one_line(name)[:200]}")
         if name.endswith(".db3") or info.get("storage_identifier") == "sqlite3":
-            _check_sqlite_storage(os.path.join(path, name), f"{source}/{_one_line(name)[:200]}", opened=mode != "file")
+            _check_sqlite_storage(os.path.join(path, name), f"{source}/{_one_line(name)[:200]}",
+                                  unpacked=mode == "file")
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if mode == "file":
             _check_compressed_file(os.path.join(folder, name), f"{source}/{name}")
@@ -331,25 +309,45 @@ def _read_only(path):
     return sqlite3.connect(f"file:{quote(os.fspath(path))}?immutable=1", uri=True)
 
 
+# What cuts short or changes a path in an sqlite URI ('file:PATH?immutable=1', as rosbags writes it): a query, a
+# fragment, a percent escape
+_URI_CUT = re.compile(r"[?#]|%[0-9A-Fa-f]{2}")
+
 # The first bytes of an sqlite rollback journal that still has to be played back (a hot journal)
 _HOT_JOURNAL = bytes.fromhex("d9d505f920a163d7")
 
 
-def _check_sqlite_storage(path, where, opened=True):
+def _check_sqlite_storage(path, where, unpacked=False):
     """DataError when sqlite3 storage ``path`` (as rosbags names it: the folder as given, joined with the file's name)
-    cannot be read as it is, alone: rosbags opens it (``opened``; not a compressed file, unpacked elsewhere) as
-    ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in it opened another file (``bag?1/bag?1.db3`` read a
-    file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``); or
+    cannot be read as it is, alone: rosbags opens it as ``file:PATH?immutable=1`` unquoted, so a '?', '#' or '%HH' in
+    it opened another file (``bag?1/bag?1.db3`` read a file ``bag`` beside the folder, ``p%41/…`` the folder ``pA``),
+    or none: a whole-file compressed one (``unpacked``) is opened where rosbags unpacks it, a folder of the temporary
+    folder (``TMPDIR=/tmp/a?b``: 'unable to open database file' of a valid bag); or a path that is not UTF-8 (a
+    folder's name of Latin-1 bytes), which sqlite3 cannot be given; or
     a non-empty write-ahead log or a hot rollback journal lies beside it (a recording not closed): its last writes are
     not in the file, which rosbags reads alone (``immutable``), and merging them writes in the bag's folder, which a
     reader does not do. ``where`` names the file in the message."""
-    cut = re.search(r"[?#]|%[0-9A-Fa-f]{2}", os.fspath(path)) if opened else None
+    # rosbags unpacks FILE.db3.zstd into a folder of the temporary folder, named by tempfile (letters, digits, '_')
+    name = os.path.splitext(os.path.basename(path))[0] if unpacked else os.fspath(path)
+    opened = os.path.join(tempfile.gettempdir(), name) if unpacked else name
+    try:
+        opened.encode("utf-8")
+    except UnicodeEncodeError:      # a byte of a non-UTF-8 name: Python's 'surrogates not allowed' was the message
+        raise DataError(f"{where}: a path that is not UTF-8 text ({printable(opened)}): sqlite3 opens its "
+                        "storage by a UTF-8 path; rename the folder or file" + (" (or set TMPDIR to another folder, "
+                        "where rosbags unpacks it)" if unpacked else "")) from None
+    cut = _URI_CUT.search(opened)
+    if cut is not None and unpacked and not _URI_CUT.search(name):
+        raise DataError(f"{where}: {shown(cut.group())} in the path of the temporary folder "
+                        f"({shown(printable(tempfile.gettempdir()))}): rosbags unpacks this compressed storage there "
+                        "and opens it through a URI that this cuts short or changes; set TMPDIR to a folder whose path "
+                        "holds no '?', '#' or '%' followed by two hex digits")
     if cut is not None:
         raise DataError(f"{where}: {shown(cut.group())} in the path of sqlite3 storage: rosbags opens it through a URI "
                         "that this cuts short or changes (another file would be read); rename the folder or file")
     log = f"{path}-wal"
     with contextlib.suppress(OSError):
-        if os.lstat(log).st_size > 0:
+        if os.lstat(log).st_size > 0 and _wal_may_hold_writes(path, log):
             raise DataError(f"{where}-wal: sqlite's write-ahead log of a recording not closed, holding writes "
                             f"{os.path.basename(where)} lacks; merge it in a copy of the folder (sqlite3 "
                             "COPY/FILE.db3 'PRAGMA wal_checkpoint') and read the copy")
@@ -358,6 +356,45 @@ def _check_sqlite_storage(path, where, opened=True):
             raise DataError(f"{where}-journal: sqlite's journal of a write cut short ({os.path.basename(where)} may be "
                             "half written); roll it back in a copy of the folder (sqlite3 COPY/FILE.db3 'PRAGMA "
                             "integrity_check') and read the copy")
+
+
+# The largest write-ahead log compared page by page with its file (rosbag2 checkpoints every 1 000 pages: 4 MB); a
+# larger one is taken to hold writes the file lacks
+_MAX_WAL_COMPARED = 64 << 20
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+
+
+def _wal_may_hold_writes(path, log):
+    """Whether sqlite's write-ahead log ``log`` of storage file ``path`` may hold a write the file lacks. A log's
+    frames of its current generation (their salts those of its header) are pages a recovery would write into the
+    file; a log whose every page is, in its last frame, already the file's page (a checkpoint copied it, and the
+    recording stopped before writing again: the log is reset only by the next write) holds none, and the bag is
+    read as it is. Any doubt (a header that is not a log's, a size past :data:`_MAX_WAL_COMPARED`, a page that
+    differs or lies past the file's end, a file that cannot be read) is a write the file may lack."""
+    try:
+        with open(log, "rb", opener=_no_follow) as wal, open(path, "rb") as db:
+            head = wal.read(32)
+            size = os.fstat(wal.fileno()).st_size
+            if len(head) < 32 or int.from_bytes(head[:4], "big") not in _WAL_MAGIC or size > _MAX_WAL_COMPARED:
+                return True
+            page = int.from_bytes(head[8:12], "big")
+            page = 65536 if page == 1 else page
+            if page < 512 or page & (page - 1):
+                return True
+            last = {}                   # page number → the log's last frame of it, of the current generation
+            for at in range(32, size - 24 - page + 1, 24 + page):
+                wal.seek(at)
+                frame = wal.read(24 + page)
+                if frame[8:16] != head[16:24]:       # an older generation's frame: a recovery skips it and the rest
+                    break
+                last[int.from_bytes(frame[:4], "big")] = frame[24:]
+            for number, content in last.items():
+                db.seek((number - 1) * page)
+                if number < 1 or db.read(page) != content:
+                    return True
+    except OSError:
+        return True
+    return False
 
 
 def _no_follow(name, flags):
@@ -379,8 +416,9 @@ def _check_compressed_mcap_messages(path, source, named, types):
     one by one, unbounded: as :func:`_check_compressed_messages`, the file's records read by our MCAP reader (its
     chunks bounded there) and each message of the topics read counted. Other damage is left to rosbags.
 
-    The file is mapped, not read, and each chunk's messages are counted as it is decompressed, none kept: a bag of
-    camera frames is gigabytes, which reading it whole and keeping every topic's messages held in memory twice."""
+    The file is read a record at a time, not whole, and each chunk's messages are counted as it is decompressed,
+    none kept: a bag of camera frames is gigabytes, which reading it whole and keeping every topic's messages held in
+    memory twice."""
     import zstandard
 
     decompressor = zstandard.ZstdDecompressor()        # for every message, as _check_compressed_messages's
@@ -395,7 +433,8 @@ def _check_compressed_mcap_messages(path, source, named, types):
 
     contents = _mcap.Contents(transform=count)
     try:
-        _mcap.read(_mapped(path, source), contents)
+        with open(path, "rb") as stream:
+            _mcap.read(FileBytes.of(stream, f"{source}: cannot read as MCAP"), contents)
     except (OSError, zstandard.ZstdError):    # not read, or a message that does not decompress: left to rosbags
         return
 
@@ -615,46 +654,53 @@ def _chunk_size_problem(compression, claimed, packed):
     return None if compression == b"none" else chunk_size_problem(compression[:20].decode("latin-1"), claimed, packed)
 
 
-def _ros1_mapped(path, source):
-    """A ROS 1 bag's bytes, mapped, or None when they cannot be read or mapped (the readers say so). A file that does
-    not start with the ROS 1 magic is refused, looked at first: rosbags reads the first line whole, and a large file
-    without a line break was read whole into memory."""
-    try:
-        with open(path, "rb") as stream:
-            if stream.read(len(ROS1_MAGIC)) == ROS1_MAGIC:
-                return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
-    raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its start)")
+@contextlib.contextmanager
+def _ros1_bytes(path, source):
+    """A ROS 1 bag's bytes while open (:class:`~._file_bytes.FileBytes`: read by pread, not mapped, as a file another
+    process cut short while it was mapped killed the reader by SIGBUS), or None when it cannot be opened (the readers
+    say so). A file that does not start with the ROS 1 magic is refused, looked at first: rosbags reads the first
+    line whole, and a large file without a line break was read whole into memory."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stream = stack.enter_context(open(path, "rb"))
+            magic = stream.read(len(ROS1_MAGIC))
+        except (OSError, ValueError):
+            stream = None
+        if stream is not None and magic != ROS1_MAGIC:
+            raise DataError(f"{source}: cannot read as a ROS bag: not a ROS 1 bag (no '#ROSBAG V2.0' line at its "
+                            "start)")
+        yield None if stream is None else FileBytes.of(stream, f"{source}: cannot read as a ROS bag")
 
 
 def _check_ros1_chunks(path, source):
     """Refuse a ROS 1 bag with a chunk that claims too much (:func:`_chunk_size_problem`), from the records'
     headers alone; other damage is left to the readers, which report it. Returns what the walk found of the bag's
     index, for :func:`_ros1_index_problem` (``index["damaged"]`` says where the walk stopped at damage)."""
-    data = _ros1_mapped(path, source)
-    if data is None:
-        return None
+    with _ros1_bytes(path, source) as data:
+        return None if data is None else _ros1_walk(data, source)
+
+
+def _ros1_walk(data, source):
+    """:func:`_check_ros1_chunks`'s walk of the bag's bytes ``data``."""
     index = {"chunks": [], "indexed": {}, "infos": {}, "topics": {}, "header": None, "damaged": None}
-    try:
-        pos, end, chunk = len(ROS1_MAGIC), len(data), None
-        while pos < end:
-            try:
-                fields, body, after = _ros1_record(data, pos, end)
-                op = fields.get("op", b"")[:1]
-                _ros1_index_record(op, fields, data, pos, body, after, chunk, index)
-            except (_Cut, ValueError) as exc:
-                index["damaged"] = f"the record at byte {pos} is damaged ({exc.args[0]})"
-                return index
-            if op == _CHUNK:
-                problem = _chunk_size_problem(fields.get("compression", b"none"),
-                                              int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
-                if problem:
-                    raise DataError(f"{source}: cannot read as a ROS bag: the chunk at byte {pos}: {problem}")
-                chunk = pos
-            pos = after
-    finally:
-        data.close()
+    pos, end, chunk = len(ROS1_MAGIC), len(data), None
+    while pos < end:
+        try:
+            fields, body, after = _ros1_record(data, pos, end)
+            op = fields.get("op", b"")[:1]
+            _ros1_index_record(op, fields, data, pos, body, after, chunk, index)
+        except DataError:       # the file cut while it is read (FileBytes): not damage to report where it is
+            raise
+        except (_Cut, ValueError) as exc:
+            index["damaged"] = f"the record at byte {pos} is damaged ({exc.args[0]})"
+            return index
+        if op == _CHUNK:
+            problem = _chunk_size_problem(fields.get("compression", b"none"),
+                                          int.from_bytes(fields.get("size", b"")[:4], "little"), after - body)
+            if problem:
+                raise DataError(f"{source}: cannot read as a ROS bag: the chunk at byte {pos}: {problem}")
+            chunk = pos
+        pos = after
     return index
 
 
@@ -687,7 +733,7 @@ def _ros1_index_record(op, fields, data, pos, body, after, chunk, index):
         where, count = fields.get("chunk_pos", b""), _u32(fields, "count")
         if len(where) != 8 or after - body != 8 * count:
             raise ValueError("chunk info")
-        pairs = np.frombuffer(data, dtype="<u4", count=2 * count, offset=body).reshape(-1, 2)
+        pairs = np.frombuffer(data[body:after], dtype="<u4").reshape(-1, 2)
         index["infos"][int.from_bytes(where, "little")] = {int(c): int(n) for c, n in pairs}
     elif op == _CONNECTION:
         index["topics"][_u32(fields, "conn")] = fields.get("topic", b"").decode("utf-8", "replace")
@@ -721,9 +767,12 @@ def _scan_ros1(path, source, named, types, why):
     Returns ``(raw, None, problem, None)`` as :func:`_read_rosbags`, the problem saying that the index is
     missing and where the reading stopped; or None if the file cannot be mapped (rosbags' error stands).
     """
-    data = _ros1_mapped(path, source)
-    if data is None:
-        return None
+    with _ros1_bytes(path, source) as data:
+        return None if data is None else _ros1_scan(data, named, types, why)
+
+
+def _ros1_scan(data, named, types, why):
+    """:func:`_scan_ros1`'s reading of the bag's bytes ``data``."""
     connections, messages = {}, {}
     end, pos, index_pos, stop = len(data), len(ROS1_MAGIC), None, None
     while pos < end and stop is None:
@@ -736,6 +785,8 @@ def _scan_ros1(path, source, named, types, why):
                 _ros1_connection(fields, data, body, after, connections)
             elif op == _CHUNK:
                 _ros1_chunk(fields, data[body:after], connections, messages)
+        except DataError:           # the file cut while it is read (FileBytes)
+            raise
         except _Cut as exc:
             stop = f"a record at byte {pos} is cut ({exc.args[0]})"
             if exc.args[1] is not None:                  # an uncompressed chunk cut: read to its last whole message

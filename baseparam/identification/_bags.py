@@ -93,6 +93,9 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     for note in notes:                     # a damaged file read in part: said where, whoever reads it
         warn(note, DataWarning)
     topics = _choose_topics(raw, topic, source)
+    # TOPIC:FIELD of a JointState topic read is that topic's plain field: 'qd=/joint_states:effort' took tau's source
+    refuse_shared_sources(source, {f: e[1] if isinstance(e, tuple) and e[0] in topics and e[1] in ARRAYS else e
+                                   for f, e in fields.items()}, "JointState field")
     streams, damaged, generic = [], [], []
     for field, entry in fields.items():
         if isinstance(entry, tuple):

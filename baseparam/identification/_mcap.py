@@ -33,6 +33,7 @@ from ._record import _one_line
 MAGIC = b"\x89MCAP0\r\n"
 _HEADER, _FOOTER, _SCHEMA, _CHANNEL, _MESSAGE, _CHUNK, _ATTACHMENT, _DATA_END = 1, 2, 3, 4, 5, 6, 9, 15
 _MESSAGE_HEAD = 22      # channel id u16, sequence u32, log time u64, publish time u64
+_LENGTH = struct.Struct("<Q")       # a record's length, after its opcode
 # How much larger than its compressed bytes a chunk may claim to be (beyond its first _ALLOWANCE bytes): joint
 # states compress some 10 times, 1000 times is data of one repeated byte — a decompression bomb, whose tiny records
 # (a 32 kB chunk of 1 GiB of zeros) took minutes to walk and a GiB of memory
@@ -167,10 +168,12 @@ class _RunsPast(Exception):
 def _records(data, pos, end):
     """(opcode, start, body, stop) of each record of ``data[pos:end]`` in turn, :class:`_RunsPast` at one that runs
     past ``end``: the top-level records, a summary section's, a chunk's (each caller words the damage its way)."""
+    # a chunk's records (bytes, by the hundred thousand) unpacked in place; a file's (FileBytes) from a slice
+    in_place = isinstance(data, (bytes, bytearray))
     while pos < end:
         if pos + 9 > end:
             raise _RunsPast(pos, None)
-        (length,) = struct.unpack_from("<Q", data, pos + 1)
+        length = _LENGTH.unpack_from(data, pos + 1)[0] if in_place else _uint(data, pos + 1, 8)
         if length > end - pos - 9:
             raise _RunsPast(pos, length)
         yield data[pos], pos, pos + 9, pos + 9 + length
@@ -180,10 +183,10 @@ def _records(data, pos, end):
 def _data_crc_problem(data, pos):
     """What is wrong with the data section that ends with the data-end record at ``pos``: the CRC that record
     holds (0: none computed, the usual case) against that of every byte before it, or None."""
-    (crc,) = struct.unpack_from("<I", data, pos + 9)
+    crc = _uint(data, pos + 9, 4)
     if not crc:
         return None
-    found = zlib.crc32(memoryview(data)[:pos])
+    found = _crc32(data, 0, pos)
     return None if found == crc else (f"its data section's CRC is {found:#010x}, its data-end record says {crc:#010x}: "
                                       "damaged")
 
@@ -194,7 +197,7 @@ def _whole_tail(data, pos):
     end = len(data)
     foot = end - 8 - 29
     return (foot >= pos and data[end - 8:end] == MAGIC and data[foot] == _FOOTER
-            and struct.unpack_from("<Q", data, foot + 1)[0] == 20)
+            and _uint(data, foot + 1, 8) == 20)
 
 
 _MESSAGE_INDEX, _CHUNK_INDEX, _STATISTICS, _METADATA = 7, 8, 11, 12
@@ -211,7 +214,7 @@ def _suspect(op, data, body, stop):
     (u16) and byte count (u32) then its (u64 time, u64 offset) pairs fill the record)."""
     if op != _MESSAGE_INDEX:
         return op not in _DATA_SECTION
-    size = struct.unpack_from("<I", data, body + 2)[0] if stop - body >= 6 else -1
+    size = _uint(data, body + 2, 4) if stop - body >= 6 else -1
     return size != stop - body - 6 or size % 16 != 0
 
 
@@ -237,7 +240,7 @@ def _summary_check(data, records, out):
         elif op == _STATISTICS:
             stats = (body, stop)
         elif op == _CHUNK_INDEX and stop - body >= 24:
-            chunks.append(struct.unpack_from("<Q", data, body + 16)[0])
+            chunks.append(_uint(data, body + 16, 8))
     if stats is not None:
         return _count_problem(data, *stats, out), None
     if chunks:
@@ -262,13 +265,13 @@ def _summary(data, data_end):
     a record dropped or repeated (why not, which then starts 'its footer')."""
     end = len(data)
     foot = end - 8 - 29
-    (start, _, crc) = struct.unpack_from("<QQI", data, foot + 9)
+    (start, _, crc) = struct.unpack("<QQI", data[foot + 9:foot + 29])
     if start == 0:
         return None, "it has no summary section"
     if start != (start if data_end is None else data_end) or not 8 <= start <= foot:
         return None, (f"its footer places its summary section at byte {start}, its data section ends at byte "
                       f"{data_end if data_end is not None else '?'}: a record dropped, repeated or damaged")
-    if crc and zlib.crc32(memoryview(data)[start:foot + 9 + 16]) != crc:
+    if crc and _crc32(data, start, foot + 9 + 16) != crc:
         return None, "its summary section is damaged (its CRC disagrees)"
     try:
         return [(op, body, stop) for op, _, body, stop in _records(data, start, foot)], None
@@ -288,7 +291,7 @@ def _count_problem(data, pos, stop, out):
         return "its summary's statistics record is damaged (shorter than its fields)"
     if at + size > stop or size % 10:
         return "its summary's statistics record is damaged (its channel counts run past it)"
-    pairs = np.frombuffer(data, dtype=np.dtype([("c", "<u2"), ("n", "<u8")]), count=size // 10, offset=at)
+    pairs = np.frombuffer(data[at:at + size], dtype=np.dtype([("c", "<u2"), ("n", "<u8")]))
     declared = {int(c): int(n) for c, n in pairs if n}
     read = {c: n for c, n in out.counts.items() if n}
     found = sum(read.values())
@@ -319,7 +322,23 @@ def _u(fmt, data, pos, stop):
     size = struct.calcsize(fmt)
     if pos + size > stop:
         raise _Truncated("record shorter than its fields")
-    return struct.unpack_from(fmt, data, pos), pos + size
+    return struct.unpack(fmt, data[pos:pos + size]), pos + size
+
+
+def _uint(data, pos, size):
+    """The little-endian unsigned integer of ``size`` bytes at ``pos`` (the caller checked they are there)."""
+    return int.from_bytes(data[pos:pos + size], "little")
+
+
+_CRC_BLOCK = 1 << 20
+
+
+def _crc32(data, start, stop):
+    """The CRC-32 of ``data[start:stop]``, read a block at a time (a data section is the whole file)."""
+    crc = 0
+    for at in range(start, stop, _CRC_BLOCK):
+        crc = zlib.crc32(data[at:min(at + _CRC_BLOCK, stop)], crc)
+    return crc
 
 
 def _text(data, pos, stop):
@@ -362,11 +381,12 @@ def _attachment(data, pos, stop, out):
     if pos + n > stop:
         raise _Truncated("attachment data runs past the record")
     (crc,), _ = _u("<I", data, pos + n, stop)
-    if crc and (found := zlib.crc32(memoryview(data)[start:pos + n])) != crc:
+    blob = bytes(data[pos:pos + n])
+    if crc and (found := zlib.crc32(blob, zlib.crc32(data[start:pos]))) != crc:
         raise _Truncated(f"attachment {printable(name)!r}: its CRC is {found:#010x}, its record says {crc:#010x}")
     if name in out.attachments:
         out.repeated.add(name)
-    out.attachments[name] = bytes(data[pos:pos + n])
+    out.attachments[name] = blob
     out.attached += 1
 
 
@@ -374,9 +394,9 @@ def _loose_message(data, pos, stop, out):
     """A message outside chunks (an unchunked file): one record at a time."""
     if stop - pos < 9 + _MESSAGE_HEAD:
         raise _Truncated("message record shorter than its header")
-    row = np.frombuffer(data, dtype=np.uint8, count=stop - pos, offset=pos)[None, :]
-    cid, = struct.unpack_from("<H", data, pos + 9)
-    log, = struct.unpack_from("<q", data, pos + 15)       # as a chunk's are read (int64): 2**64 - 1 is -1
+    record = data[pos:stop]
+    row = np.frombuffer(record, dtype=np.uint8)[None, :]
+    cid, log = struct.unpack_from("<H4xq", record, 9)     # the log time read as a chunk's are (int64): 2**64 - 1 is -1
     out.add(row, np.array([cid]), np.array([log], dtype=np.int64))
 
 

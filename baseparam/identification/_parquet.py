@@ -401,6 +401,8 @@ def _pick(names, joints, width, source, notes):
             raise DataError(f"{source}: the lists hold {width} joints and name none; the robot has {len(joints)}")
         return None
     joints = [str(j) for j in joints]
+    if not all(j in names for j in joints) and all(j in _stems(names) for j in joints):
+        names = _stems(names)           # LeRobot names q's joints 'shoulder.pos': the robot's joint 'shoulder'
     twice = next((j for j in joints if names.count(j) > 1), None)
     if twice is not None:              # two columns for one joint: taking the first would be a guess
         raise DataError(f"{source}: joint {printable(twice)} named twice in the file's joint names "

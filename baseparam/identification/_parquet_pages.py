@@ -15,10 +15,15 @@ import os
 from dataclasses import dataclass
 
 from ..errors import DataError, printable
+from ._file_bytes import FileBytes
 from ._record import MAX_VALUES
 
 MAGIC = b"PAR1"
 MAX_FOOTER_BYTES = 16 * 2 ** 20          # FileMetaData: some 120 bytes per column chunk (100 000 chunks: 12 MB)
+# a page header's bytes read at once (a header is some 20-60 bytes; page statistics, bounded by writers to a few
+# kB): a larger one is parsed through the file, its skipped fields never held
+MAX_HEADER_WINDOW = 1 << 16
+MAX_TEXT = 1 << 20                       # a text read (a column's name, a path): a few bytes; skipped ones unread
 MAX_DEPTH = 24                           # nested structs (a schema of nested lists is a few levels)
 MAX_CHUNKS = 100_000                     # column chunks (a file has a few per column; a damaged footer, millions)
 MAX_FILE_VALUES = 4 * MAX_VALUES         # values in all a file's columns, used or not, as its footer counts them
@@ -124,6 +129,8 @@ def _value(data, pos, end, kind, want, depth):
         n, pos = _varint(data, pos, end)
         if n > end - pos:
             raise _Short
+        if n > MAX_TEXT:
+            raise _Bad(f"a text of {n} bytes where a name or a number is read")
         return bytes(data[pos:pos + n]), pos + n
     if kind in (_LIST, _SET) and isinstance(want, list):
         size, item, pos = _container(data, pos, end)
@@ -225,10 +232,10 @@ def _identity(stat):
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
-class _File:
-    """A file's bytes read where they are asked for (``os.pread``, a window at a time), not mapped: a mapped file
-    another process cut short killed the reader by SIGBUS at the first page past its new end. A read that comes short
-    of the size the file had when opened is refused in one line.
+class _File(FileBytes):
+    """A Parquet file's bytes read where they are asked for (:class:`~._file_bytes.FileBytes`: ``os.pread``, a window
+    at a time), not mapped: a mapped file another process cut short killed the reader by SIGBUS at the first page past
+    its new end; a read that comes short of the size the file had when opened is refused in one line.
 
     Parameters
     ----------
@@ -245,24 +252,17 @@ class _File:
     WINDOW = 1 << 14
 
     def __init__(self, fd, size, source):
-        self.fd, self.size, self.source = fd, size, source
-        self.start, self.data = 0, b""
+        super().__init__(fd, size, f"{source}: cannot read as Parquet", window=self.WINDOW)
 
     def read(self, start, stop):
-        """(bytes holding the file's ``start``:``stop``, where ``start`` is in them), read again only when the last
-        window does not hold them."""
-        if not (self.start <= start and stop <= self.start + len(self.data)):
-            want = min(max(stop - start, self.WINDOW), self.size - start)
-            data = os.pread(self.fd, want, start)
-            if len(data) < want:
-                raise _refuse(self.source, f"the file was cut while it was read ({self.size} bytes when opened, "
-                                           f"{start + len(data)} now)")
-            self.start, self.data = start, data
-        return self.data, start - self.start
+        """(bytes holding the file's ``start``:``stop``, where ``start`` is in them)."""
+        return self.window(start, stop)
 
-    def struct(self, pos, end, spec):
+    def struct(self, pos, end, spec, most=None):
         """(the fields of ``spec`` of the Thrift struct at byte ``pos``, which ends by byte ``end``, the byte after
-        it): read in a window, and in a wider one while it runs past that window (large statistics)."""
+        it): read in a window, and in a wider one while it runs past that window, up to ``most`` bytes (None: to
+        ``end``); a struct larger still is parsed through the file itself, a window at a time (a page header's
+        statistics of 200 MB, skipped, had a 200 MB window read to hold them)."""
         need = 1024                                             # a page header's few dozen bytes, with room
         while True:
             data, at = self.read(pos, min(end, pos + need))
@@ -272,7 +272,9 @@ class _File:
             except _Short:
                 if limit >= end - pos:
                     raise
-                need = 4 * limit
+                if most is not None and limit >= most:
+                    return _struct(self, pos, end, spec, 0)
+                need = 4 * limit if most is None else min(4 * limit, most)
                 continue
             return value, pos + after - at
 
@@ -388,7 +390,7 @@ def _walk(data, source, where, meta, footer_start, rows):
                                   "write it with larger pages, e.g. pyarrow's max_rows_per_page and polars' "
                                   "data_page_size left at their defaults)")
         try:
-            header, after = data.struct(pos, end, _PAGE_HEADER)
+            header, after = data.struct(pos, end, _PAGE_HEADER, most=MAX_HEADER_WINDOW)
         except (_Short, _Bad) as exc:
             raise _refuse(source, f"{where}: the page header at byte {pos} is damaged ({exc or 'cut short'})") from None
         kind = header.get(1)

@@ -30,7 +30,7 @@ from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_p
 from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
                        pyarrow_modules, refuse_repeated_columns)
 from ._parquet_pages import column_chunks
-from ._record import MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
+from ._record import ABSURD_BOUNDS, MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -177,6 +177,7 @@ def read_floating_log(path, robot, n_contacts=0):
     if wrenches is not None and not np.isfinite(wrenches).all():
         row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
         raise DataError(f"{label}: {at(row)}: wrenches: not a finite number")
+    _refuse_absurd(label, arrays, wrenches, at)
     # the joints' names the file gives (write_floating_log writes them), kept as the fixed-base readers keep them
     named = names is not None and len(names) == robot.n_dof
     traj = Trajectory(t=arrays["t"], q=arrays["q"], qd=arrays["qd"], qdd=arrays["qdd"], tau=arrays["tau"],
@@ -458,6 +459,32 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     return replace(traj, wrenches=w, contacts=names if w is not None else ())
 
 
+def _refuse_absurd(label, arrays, wrenches, at):
+    """DataError naming the file (``label``), the row (``at(row)``: 'line 7', 'row 6') and the column of the first
+    value of a floating-base log's ``arrays`` (q, qd, qdd, tau: (S, width)) or ``wrenches`` (S, contacts, 6) beyond
+    the fixed-base readers' bounds (:data:`._record.ABSURD_BOUNDS`: rad, rad/s, rad/s², N·m, or m, m/s, …; the
+    wrenches as torques): values to 1e300 were read, and the fit refused them later without the file's name. The
+    base's position is bounded as the fit bounds states (:data:`~baseparam._numbers.ABSURD`): a legged robot's
+    odometry may run beyond a kilometre; its quaternion by the unit norm the Trajectory checks."""
+    fields = [(name, arr, np.full(arr.shape[1], ABSURD_BOUNDS[name])) for name, arr in arrays.items()
+              if name in ABSURD_BOUNDS and name != "t" and arr is not None]
+    for name, _, bound in fields:
+        if name == "q":
+            bound[:3] = ABSURD
+            bound[3:7] = np.inf         # the base quaternion: its norm's check says what is wrong with it
+    if wrenches is not None:
+        flat = wrenches.reshape(len(wrenches), -1)
+        fields.append(("w", flat, np.full(flat.shape[1], ABSURD_BOUNDS["tau"])))
+    for name, arr, bound in fields:
+        bad = ~(np.abs(arr) <= bound)
+        if bad.any():
+            row, col = map(int, np.argwhere(bad)[0])
+            column = (f"wrenches: contact {col // 6 + 1}, {WRENCH_AXES[col % 6]}" if name == "w"
+                      else f"{name}{col + 1}")
+            raise DataError(f"{label}: {at(row)}: {column}: absurd value ({arr[row, col]:.6g}; beyond "
+                            f"±{bound[col]:g})")
+
+
 def _parquet_array(table, name, width, source):
     """A list column of ``width`` numbers per row as (S, width) float64; a null row or another length refused."""
     pa = pyarrow_modules()[0]
@@ -512,6 +539,7 @@ def _read_floating_parquet(path, robot, names):
             raise DataError(f"{source}: the file's contacts are {', '.join(map(printable, logged))}, not "
                             f"{', '.join(map(printable, names))} (in this order)")      # names may hold a newline
         wrenches = _parquet_array(table, "wrenches", 6 * len(names), source).reshape(-1, len(names), 6)
+    _refuse_absurd(source, arrays, wrenches, lambda row: f"row {row}")
     return Trajectory(t=t, q=arrays["q"], qd=arrays["qd"], qdd=arrays.get("qdd"), tau=arrays.get("tau"),
                       source=path, floating=True, joint_names=tuple(listed or ()),
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
