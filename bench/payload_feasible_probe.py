@@ -1,8 +1,9 @@
 """A payload design that keeps the limits by construction, optimized for the target's own criterion.
 
-``python bench/payload_feasible_probe.py ROBOT [HARMONICS] [ITER] [START.npz|design|-] [STARTS]``
+``python bench/payload_feasible_probe.py ROBOT [HARMONICS] [ITER] [START.npz|design|-] [STARTS] [BETAS]``
 
-(design: the bench's inertia design, searched here (40 s), as the start; -: STARTS random starts.)
+(design: the bench's inertia design, searched here (40 s), as the start; -: STARTS random starts; BETAS: the
+annealing's β, comma-separated, default 50,200,1000.)
 
 The motion: per joint a Fourier series of period 20 s (played once: the bench's 20 s) and HARMONICS harmonics
 (24: up to 1.2 Hz), at rest at both ends (the library's ``rest_basis``). Its unknowns y are free: a joint's
@@ -57,7 +58,7 @@ class Feasible:
         self.mid, self.half = 0.5 * (lo + hi), 0.5 * (hi - lo)
         self.n, self.m = problem.n, problem.m
         self.B = problem.B                               # (3, S, m): column 0 the centre (1 in q, 0 in q̇, q̈)
-        self.beta = BETAS[0]
+        self.beta = BETAS[0]          # set per phase by main
 
     def _scales(self, y):
         """x (n, m), and per joint s, the LSE's weights w (6, S) and the ratio rows' pieces for the gradient."""
@@ -116,6 +117,7 @@ def main():
     iterations = int(sys.argv[3]) if len(sys.argv) > 3 else 300
     start_file = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] != "-" else None
     starts = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    betas = [float(b) for b in sys.argv[6].split(",")] if len(sys.argv) > 6 else BETAS
     dt = RATES[name]
     noise = lwr4_noise()[0] if name == "kuka_lwr4" else ur_noise()[0]
     robot = bp.load_robot(ROOT / "robots" / f"{name}.yaml")
@@ -147,7 +149,7 @@ def main():
     for k, x0 in enumerate(x0s):
         t0 = time.process_time()
         y = feasible.start(x0)
-        for beta in BETAS:
+        for beta in betas:
             feasible.beta = beta
             r = minimize(feasible.value_and_gradient, y, jac=True, method="L-BFGS-B",
                          options={"maxiter": iterations, "maxcor": 30, "ftol": 1e-14, "gtol": 1e-12})
