@@ -245,7 +245,7 @@ def motion_bound(robot, noise, limits, payload, samples, starts=20000, refine=6,
     return float(np.sqrt(best))
 
 
-def _test_functions(limits, duration, harmonics=2, products=()):
+def _test_functions(limits, duration, harmonics=2, products=(), cubic=False):
     """The motion's conservation laws as functions of a state: g(x) → (S, K), each row scaled so that every
     motion of ``duration`` s within the limits has |time average of g_k| ≤ 1.
 
@@ -256,6 +256,9 @@ def _test_functions(limits, duration, harmonics=2, products=()):
     E[q̇_i q̈_i] = 0, E[q̈_i] = 0, E[h'(q_j) q̇_j] = 0, E[h'(q_j) q̇_j q̇_i + h(q_j) q̈_i] = 0, … up to ±r/T.
     With ``products`` (0-based joints, e.g. the wrist's), for each pair j < k of them and non-constant h_a, h_b
     also φ = h_a(q_j)·h_b(q_k) (range ≤ 2) and h_a(q_j)·h_b(q_k)·q̇_i for every i (range ≤ 2 v_i).
+    With ``cubic``, also φ = q̇_i q̇_j q̇_k for every i ≤ j ≤ k (range ≤ 2 v_i v_j v_k): odd in q̇, so binding on a
+    motion and its time reverse alike, they constrain E[q̈_i q̇_j q̇_k + …], the products of accelerations and
+    squared speeds that the information's cross term (ω̇ against ω × Iω) needs.
 
     Returns
     -------
@@ -298,7 +301,12 @@ def _test_functions(limits, duration, harmonics=2, products=()):
             out.append(D.reshape(len(x), -1) / 2.0)
             out.append(((D[:, None] * qd[:, :, None, None] + H[:, None] * qdd[:, :, None, None]) /
                         (2 * vel)[None, :, None, None]).reshape(len(x), -1))
+        for i, j, k in triples:
+            # φ = q̇_i q̇_j q̇_k: q̈_i q̇_j q̇_k + q̇_i q̈_j q̇_k + q̇_i q̇_j q̈_k, range ≤ 2 v_i v_j v_k
+            out.append(((qdd[:, i] * qd[:, j] * qd[:, k] + qd[:, i] * qdd[:, j] * qd[:, k] +
+                         qd[:, i] * qd[:, j] * qdd[:, k]) / (2 * vel[i] * vel[j] * vel[k]))[:, None])
         return duration * np.concatenate(out, axis=1)
+    triples = [(i, j, k) for i in range(n) for j in range(i, n) for k in range(j, n)] if cubic else []
     pairs = [(j, k) for a, j in enumerate(products) for k in products[a + 1:]]
     return g
 
@@ -324,7 +332,7 @@ def _ascent(values, x0, box, step=1e-6):
 
 
 def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20000, refine=6, rounds=4, seed=0,
-                     harmonics=2, floor=None, products=()):
+                     harmonics=2, floor=None, products=(), cubic=False):
     """A lower bound on the LARGEST of the inertia's six standard deviations for any motion of ``duration`` s
     (``samples`` samples) within the limits, tighter than :func:`motion_bound`: the time average of a motion is
     not any mixture of states, it satisfies the motion's conservation laws (:func:`_test_functions`).
@@ -355,7 +363,8 @@ def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20
     Parameters
     ----------
     As :func:`motion_bound`; ``duration`` in s; ``harmonics`` of the test functions in each joint's position,
-    ``products`` the joints whose pairs' products of them are test functions too (:func:`_test_functions`).
+    ``products`` the joints whose pairs' products of them are test functions too, ``cubic`` the products of three
+    speeds (:func:`_test_functions`).
 
     Returns
     -------
@@ -376,7 +385,7 @@ def occupation_bound(robot, noise, limits, payload, samples, duration, starts=20
     n = robot.n_dof
     rng = np.random.default_rng(seed)
     info = _state_information(robot, noise, payload)
-    tests = _test_functions(limits, duration, harmonics, tuple(products))
+    tests = _test_functions(limits, duration, harmonics, tuple(products), cubic)
     box = [(a, b) for a, b in zip(lo, hi)] + [(-v, v) for v in vel] + [(-a, a) for a in acc]
 
     def draw(count):                    # q uniform; q̇ half at the vertices, half inside; q̈ at the vertices

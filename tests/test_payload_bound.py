@@ -142,6 +142,27 @@ def test_test_functions_average_to_zero_over_a_period():
         assert np.abs(g.mean(axis=0)).max() > 0.05        # the bound is not vacuous: some φ_k changes
 
 
+def test_cubic_speed_laws_average_to_zero_over_a_period():
+    """The laws cubic in the speeds (φ = q̇_i q̇_j q̇_k, i ≤ j ≤ k) are conservation laws of a real motion: over a
+    period of a multi-sine each averages to 0 (a wrong derivative, e.g. one of its three terms missing, leaves a
+    mean of the order of the values), and over a part of it stays within the ±1 its scaling promises."""
+    from _payload_bound import _test_functions
+    n, dt = 6, 0.001
+    t, q, qd, qdd = multisine(n, dt, duration=10.0, period=10.0)
+    limits = (q.min(axis=0) - 0.1, q.max(axis=0) + 0.1, np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0))
+    x = np.concatenate([q, qd, qdd], axis=1)
+    plain = _test_functions(limits, duration=10.0, harmonics=2)(x)
+    g = _test_functions(limits, duration=10.0, harmonics=2, cubic=True)(x)
+    cubic = g[:, plain.shape[1]:]
+    assert np.array_equal(g[:, :plain.shape[1]], plain) and cubic.shape[1] == 56      # C(n + 2, 3) triples
+    assert np.abs(cubic.mean(axis=0)).max() < 1e-3 * np.abs(cubic).max(), np.abs(cubic.mean(axis=0)).max()
+    for part in (0.3, 0.5, 0.8):
+        S = int(part * len(t))
+        mean = _test_functions(limits, duration=part * 10.0, harmonics=2, cubic=True)(x[:S])[:, plain.shape[1]:]
+        assert np.abs(mean.mean(axis=0)).max() <= 1.0
+        assert np.abs(mean.mean(axis=0)).max() > 0.05
+
+
 def test_occupation_bound_between_motion_bound_and_motions():
     """The occupation-measure bound is never below the bound over motions (whose certificate it includes) and
     never above the Cramér–Rao bound of real motions within the same limits: the multi-sine, and the bang-bang
