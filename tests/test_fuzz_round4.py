@@ -256,7 +256,7 @@ def test_ros2_bag_compressed_file_bomb_is_refused_before_decompressing(tmp_path,
 
 def test_bag_metadata_not_utf8(tmp_path):
     """A bag folder whose metadata.yaml holds a byte that is not UTF-8 (a damaged copy): the MCAP-storage probe let
-    the UnicodeDecodeError through — `internal error`, exit 1; now rosbags' refusal, one line, exit 2."""
+    the UnicodeDecodeError through — `internal error`, exit 1; now one line naming the file and the byte, exit 2."""
     import numpy as np
 
     from test_logs import write_bag
@@ -267,7 +267,7 @@ def test_bag_metadata_not_utf8(tmp_path):
     meta = bag / "metadata.yaml"
     meta.write_bytes(meta.read_bytes().replace(b"rosbags", b"ros\x92bags"))
     result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "planar_rrr.yaml"), str(bag)])
-    one_line(result, str(bag), "utf-8")
+    one_line(result, str(bag), "metadata.yaml", "not UTF-8")
 
 
 def test_bag_metadata_over_1_mb_is_refused(tmp_path):
