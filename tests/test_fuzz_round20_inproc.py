@@ -12,6 +12,7 @@ import multiprocessing.context
 
 import numpy as np
 import pytest
+import scipy.linalg  # noqa: F401  (its own BLAS loaded before the tests set thread counts, which then reach it)
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import baseparam as bp
@@ -61,11 +62,12 @@ def test_in_process_equals_a_pool_of_one(rrr, monkeypatch):
 def test_one_blas_thread_during_the_search_and_restored_after(rrr):
     seen = set()
     with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
         bp.design_excitation(rrr, starts=1, seed=3, progress=lambda done, total: seen.update(_blas_threads()),
                              **SHORT)
         after = _blas_threads()
     assert seen == {1}
-    assert after == {2}
+    assert before == after == {2}
 
 
 def test_interrupted_search_restores_blas_threads(rrr):
@@ -73,6 +75,7 @@ def test_interrupted_search_restores_blas_threads(rrr):
         if done >= 3:
             raise KeyboardInterrupt
     with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads() == {2}
         with pytest.raises(KeyboardInterrupt):
             bp.design_excitation(rrr, starts=2, seed=3, progress=interrupt, **SHORT)
         assert _blas_threads() == {2}
