@@ -608,6 +608,29 @@ def one_blas_thread():
     threadpool_limits(limits=1)
 
 
+def _limit_to_one_blas_thread():
+    import_held("scipy.linalg")     # scipy's own BLAS loaded first, so that the limit reaches it (as one_blas_thread)
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1).restore_original_limits
+
+
+_one_blas_thread_here = _shared_change(_limit_to_one_blas_thread)
+
+
+@contextmanager
+def on_one_blas_thread():
+    """The block runs on one BLAS/OpenMP thread, as a worker does (:func:`one_blas_thread`), in the caller's own
+    process: for work done in place of a single worker, with the same numbers to the last bit (no summation order
+    depends on the thread count). The caller's thread counts are restored on leaving.
+
+    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. Blocks of
+    several threads at once share one limit, lifted as the last one leaves (:func:`_shared_change`: each setting and
+    restoring its own, the second saved the first's one thread and put it back for good)."""
+    with _one_blas_thread_here():
+        yield
+
+
 @contextmanager
 def signals_held():
     """SIGINT, SIGTERM and SIGHUP held for the block and delivered, to the handlers in place, once it ends (each

@@ -1579,7 +1579,8 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
                    "true inertias.")
 @click.option("--starts", type=_Int(), help="Number of starts of the search (default: 4 per worker, at least 8; with "
                                         "--time-budget, as many as fit).")
-@click.option("--workers", type=_Int(), help="Parallel worker processes (default 1; -1: one per usable core).")
+@click.option("--workers", type=_Int(),
+              help="Parallel worker processes (default 1: this process; -1: one per usable core).")
 @click.option("--time-budget", type=_Float(), metavar="S",
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
                    "reproduces the result).")

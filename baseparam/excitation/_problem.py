@@ -283,9 +283,9 @@ class DesignProblem:
                     u = self._relative(kind, j, q, qd, qdd, W)
                     block[:, j] = (-4.0 * u / (hi[j] - lo[j]))[:, None] * self.B[0]
                 elif kind == "velocity":
-                    block[:, j] = (-2.0 * qd[:, j] / v[j] ** 2)[:, None] * self.B[1]
+                    block[:, j] = (-2.0 * qd[:, j] / _square(v[j]))[:, None] * self.B[1]
                 elif kind == "acceleration":
-                    block[:, j] = (-2.0 * qdd[:, j] / a[j] ** 2)[:, None] * self.B[2]
+                    block[:, j] = (-2.0 * qdd[:, j] / _square(a[j]))[:, None] * self.B[2]
                 else:
                     block = self._torque_rows(j, q, qd, qdd, W, tau_max[j])
                 rows.append(block.reshape(S, n * m))
@@ -312,6 +312,15 @@ class DesignProblem:
         """The largest constraint violation (0 when feasible)."""
         c = self.constraints(x)
         return float(max(0.0, -c.min())) if len(c) else 0.0
+
+
+def _square(limit):
+    """limit² of a velocity or acceleration limit (a float), without numpy's overflow warning: a limit beyond ~1e154
+    (a joint as good as unlimited, qd: 1e308) squares to inf, and its constraint's slope is 0, as it should be. The
+    warning reached the terminal as a Python warning with its source line from a worker process, and the command
+    line's own "warning: overflow encountered in scalar power" once the search ran in the caller's."""
+    with np.errstate(over="ignore"):
+        return limit ** 2
 
 
 def true_base_parameters(base):

@@ -1,4 +1,4 @@
-"""Multi-start local search for an excitation design, in parallel worker processes.
+"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process).
 
 Start i begins at a random feasible point drawn from ``numpy.random.default_rng([seed, i])`` and
 runs SLSQP (scipy) through a fixed schedule of criteria. For the condition number that schedule is
@@ -13,10 +13,11 @@ limits): the median start reaches cond 31 instead of 44 (16 starts; 17 of 96 sta
 of 16 did before); the UR10e's (24 starts) 27 instead of 33, every one ≤ 30.
 
 Determinism. A start's result depends only on the seed, its index and the settings: each worker
-process runs its BLAS on one thread (so no summation order depends on thread scheduling), and
-starts do not share state. The design is the best start (feasible first, then criterion, then
-lowest index) among starts 0 … k−1, where k is the number of starts asked for or, when the time
-budget ends the run, the longest run of starts 0, 1, … that finished. Any number of workers and
+process runs its BLAS on one thread (so no summation order depends on thread scheduling), as does
+the caller's process while it runs the starts of one worker itself, and starts do not share state.
+The design is the best start (feasible first, then criterion, then lowest index) among starts
+0 … k−1, where k is the number of starts asked for or, when the time budget ends the run, the
+longest run of starts 0, 1, … that finished. Any number of workers and
 any timing that finishes those k starts gives the same design, and ``starts=k`` reproduces it.
 Only when the budget ends before start 0 has finished does the result depend on timing (it is then
 start 0's best iterate so far, and a warning says so).
@@ -30,10 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, kept_for_the_first_task,
-                          killed_if_slow as _killed_if_slow, one_blas_thread, raise_failed_start, room_for_workers,
-                          started_children_killed_on_failure, workers_born_deaf as _workers_born_deaf,
-                          workers_on_one_blas_thread, WorkersWatched)
+from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, import_held,
+                          kept_for_the_first_task, killed_if_slow as _killed_if_slow, on_one_blas_thread,
+                          one_blas_thread, raise_failed_start, room_for_workers, started_children_killed_on_failure,
+                          workers_born_deaf as _workers_born_deaf, workers_on_one_blas_thread, WorkersWatched)
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
@@ -188,7 +189,8 @@ class SearchOutcome:
 
 
 def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
-    """Run ``starts`` starts on ``workers`` processes (0: in this process) within ``time_budget`` seconds.
+    """Run ``starts`` starts on ``workers`` processes (0 or 1: in this process, one after the other) within
+    ``time_budget`` seconds.
 
     Returns
     -------
@@ -221,11 +223,8 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    if workers == 0:
-        for index in range(starts):
-            if deadline is not None and time.time() > deadline:
-                break
-            finished(run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1)))
+    if workers <= 1:
+        _in_this_process(problem, starts, seed, deadline, tick, finished)
     else:
         _in_pool(problem, starts, seed, workers, deadline, tick, finished)
     counted = 0
@@ -239,6 +238,19 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin,
                          counted < starts)
+
+
+def _in_this_process(problem, starts, seed, deadline, tick, finished):
+    """Run the starts one after the other in this process, on one BLAS thread as a worker runs them (the same
+    design and numbers to the last bit), handing each result to ``finished``. A pool of one worker cost each
+    design 0.55–0.8 s of CPU to start the process and its imports, for nothing the caller could not do itself.
+    The deadline is kept as a worker keeps it: a start stops at its first iteration past it, and none starts after."""
+    import_held("scipy.optimize")       # a Ctrl-C during its import is not lost (import_held)
+    with on_one_blas_thread():
+        for index in range(starts):
+            if deadline is not None and time.time() > deadline:
+                break
+            finished(run_start(problem, seed, index, deadline, lambda i, d: tick(i, 1)))
 
 
 def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
