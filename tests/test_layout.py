@@ -129,3 +129,20 @@ def test_library_messages_name_no_command_line_flags():
                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
                   and flag.search(node.value)]
     assert not found, "library strings naming command-line flags:\n" + "\n".join(found)
+
+
+TOP_LEVEL = {".ci", ".gitignore", "README.md", "pyproject.toml", "baseparam", "bench", "data", "docs", "notebooks",
+             "out", "robots", "tests"}
+
+
+def test_the_tree_holds_only_the_projects_folders():
+    """Every tracked file sits in one of the project's top-level folders: a fuzz run's export outputs (x/bp.json,
+    'a\\nb/bp_dynamics.py') were committed with a fix once (stop 45) and shipped in the repository."""
+    import shutil
+    import subprocess
+    root = PACKAGE.parent
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True, timeout=60)
+    tops = {name.split("/", 1)[0] for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name}
+    assert tops <= TOP_LEVEL, f"tracked outside the project's folders: {sorted(tops - TOP_LEVEL)}"
