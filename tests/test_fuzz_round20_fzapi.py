@@ -59,3 +59,18 @@ def test_a_delay_bound_below_half_a_step_is_refused_not_exceeded():
     for max_delay in (1e-4, 1e-6, 1e-310):
         with pytest.raises(bp.DataError, match=r"max_delay: .* s is less than half the log's step \(0\.01 s\)"):
             bp.estimate_delay(log, max_delay=max_delay)
+
+
+@pytest.mark.parametrize("step", [0.2, 0.25, 0.5])
+def test_the_default_delay_search_of_a_coarse_log_is_one_step_each_way(step):
+    """The bound above must not refuse what the user never gave: read_trajectory(delay='auto') / --delay auto call
+    estimate_delay with its default, and a log of 5 Hz or less (the default 0.1 s is half its step or less) was refused
+    with "give max_delay" (rv4). The default searches one step each way on such a log, as before the bound; a bound
+    of half a step, to the rounding of the stamps' median step, is within it."""
+    t = 1.0 + np.arange(400) * step
+    q = 0.5 * np.sin(np.outer(t, [0.07, 0.13, 0.19]))
+    tau = 3.0 * q + 0.5 * np.cos(q) + np.random.default_rng(3).normal(0, 0.01, q.shape)
+    log = bp.Trajectory(t=t, q=q, tau=tau)
+    assert abs(bp.estimate_delay(log).seconds) <= step + 1e-12
+    assert abs(bp.estimate_delay(log, max_delay=step).seconds) <= step + 1e-12
+    bp.estimate_delay(log, max_delay=np.median(np.diff(t)) / 2 * (1 - 1e-12))

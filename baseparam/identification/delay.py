@@ -111,7 +111,7 @@ class DelayEstimate:
                 f"correlation={self.correlation:.3f})")
 
 
-def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstimate:
+def estimate_delay(trajectory, robot=None, *, max_delay=None) -> DelayEstimate:
     """Estimate the delay of ``trajectory.tau`` behind its positions (module docstring).
 
     Parameters
@@ -120,9 +120,9 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
         With tau.
     robot : Robot, optional
         Predict the torque with its regressor (better than the model-free basis).
-    max_delay : float
+    max_delay : float, optional
         Largest |delay| looked for, s; at least half the log's time step (the search is in whole steps, then
-        refined between them).
+        refined between them). Default :data:`MAX_DELAY`, or one time step of a log sampled more coarsely.
 
     Returns
     -------
@@ -131,15 +131,19 @@ def estimate_delay(trajectory, robot=None, *, max_delay=MAX_DELAY) -> DelayEstim
     check_instance(trajectory, "trajectory", Trajectory, "a baseparam.Trajectory")
     if robot is not None:
         check_robot(robot)
-    max_delay = check_number(max_delay, "max_delay", low=0, strict=True, expected="a number of seconds > 0")
+    given = max_delay is not None
+    if given:
+        max_delay = check_number(max_delay, "max_delay", low=0, strict=True, expected="a number of seconds > 0")
     source = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort, so no delay to estimate")
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
+    if not given:       # delay='auto', --delay auto: a log of 5 Hz or less is searched one step each way
+        max_delay = max(MAX_DELAY, dt)
     # no whole step within it: the search took one step each way regardless, and returned delays beyond max_delay
-    # (0.42 ms for a bound of 1e-6 s on a 10 ms log)
-    if max_delay < dt / 2:
+    # (0.42 ms for a bound of 1e-6 s on a 10 ms log); half a step to a rounding of the stamps' median is within it
+    if max_delay < dt / 2 * (1 - 1e-9):
         raise DataError(f"{source}: max_delay: {max_delay:g} s is less than half the log's step ({dt:.3g} s): the "
                         f"delay is searched in whole steps (then refined between them); give max_delay ≥ {dt / 2:.3g} s"
                         )
