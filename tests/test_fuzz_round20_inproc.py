@@ -40,8 +40,9 @@ def _blas_threads():
 
 
 def _restored(before, after):
-    """The caller's count back on each library loaded before the search."""
-    return set(before.values()) == {2} and all(after[path] == count for path, count in before.items())
+    """The caller's count back on each library loaded before the search (2 on those threadpoolctl sets: an old
+    OpenBLAS that scs ships keeps its own count)."""
+    return 2 in before.values() and all(after[path] == count for path, count in before.items())
 
 
 def test_default_design_starts_no_process(rrr, monkeypatch):
