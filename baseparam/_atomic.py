@@ -726,7 +726,7 @@ class _Placing:
                         # not ours to touch (another user's file in a shared folder): left as it is
                         with contextlib.suppress(OSError):
                             os.utime(old)
-                self.placed.append((real, _identity(tmp)))
+                self.placed.append((real, file_identity(tmp)))
                 os.replace(tmp, real)
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
@@ -755,7 +755,7 @@ class _Placing:
         superseded = set()
         while self.placed:
             real, ours = self.placed[-1]
-            now = _identity(real)
+            now = file_identity(real)
             if now is not None and now != ours:
                 superseded.add(real)
             elif now is not None:
@@ -797,8 +797,9 @@ class _Placing:
                 _KEPT_OPEN.remove(self)
 
 
-def _identity(path):
-    """(device, inode) of the file ``path`` names (not followed if a link), None if there is none."""
+def file_identity(path):
+    """(device, inode) of the file ``path`` names (not followed if a link), None if there is none: the same file
+    whatever its spelling (a hard link's alike)."""
     try:
         info = os.lstat(path)
     except OSError:

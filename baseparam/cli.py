@@ -1337,12 +1337,10 @@ def _given_twice(groups):
 def _file_keys(path):
     """What names the file at ``path`` whatever its spelling: its device and inode (a hard link's alike; its real
     path where it cannot be looked at), then those of the folders it lies in, innermost first."""
-    def key(name):
-        try:
-            status = os.stat(name)
-        except OSError:
-            return name
-        return status.st_dev, status.st_ino
+    from ._atomic import file_identity
+
+    def key(name):              # the name's links resolved already (realpath): lstat's file is stat's
+        return file_identity(name) or name
     real = os.path.realpath(path)
     keys = [key(real)]
     while os.path.dirname(real) != real:
