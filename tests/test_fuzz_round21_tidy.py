@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from baseparam._numbers import ABSURD, first_beyond_absurd
 from baseparam.identification._record import absurd, beyond_bounds
 
 
@@ -32,3 +33,20 @@ def test_one_bound_check_for_the_readers_that_skip_rows_and_those_that_refuse():
     rows, columns = beyond_bounds(np.zeros((4, 0)), 1.0)        # a field of no columns: no bad row
     assert rows.size == columns.size == 0
     assert absurd(np.float64(123456.7), 1e3) == "absurd value (123457; beyond ±1000)"
+
+
+def test_one_test_of_a_states_and_a_wrenchs_values():
+    """check_state_values (states: sample, joint) and contact_forces (wrenches: sample, contact, component) take one
+    test: the first value in C order that is NaN, infinite or beyond ±ABSURD."""
+    rng = np.random.default_rng(5)
+    for shape in ((30, 4), (20, 3, 6)):
+        arr = rng.uniform(-1.0, 1.0, shape)
+        assert first_beyond_absurd(arr) is None
+        for value in (np.nan, -np.inf, 2 * ABSURD):
+            spot = tuple(int(rng.integers(0, n)) for n in shape)
+            later = tuple(n - 1 for n in shape)
+            bad = arr.copy()
+            bad[later] = 3 * ABSURD
+            bad[spot] = value
+            expected = next(i for i in np.ndindex(shape) if not abs(float(bad[i])) <= ABSURD)
+            assert first_beyond_absurd(bad) == expected
