@@ -260,13 +260,26 @@ def _json_object(pairs):
     return out
 
 
+def json_loads(text, **options):
+    """``json.loads(text, **options)`` refusing an object that holds a key twice: the one JSON rule of the readers
+    (:func:`read_json`'s files, a Parquet file's metadata).
+
+    Raises
+    ------
+    ValueError
+        Not JSON, or a key twice in one object (the text says which); RecursionError when nested beyond the
+        parser's depth.
+    """
+    return json.loads(text, object_pairs_hook=_json_object, **options)
+
+
 def read_json(path, limit: int, source: str, error, what: str):
     """The JSON document of the file ``path`` (:func:`read_bounded`), UTF-8 (a byte-order mark, as Windows editors
     save it, passes); ``error`` ``SOURCE: not JSON (REASON)`` when it is not UTF-8 JSON or holds a key twice in one
     object, ``SOURCE: not WHAT (JSON nested too deeply)`` when nested beyond the parser's depth."""
     data = read_bounded(path, limit, source, error, what)
     try:
-        return json.loads(data.decode("utf-8-sig"), parse_int=_json_int, object_pairs_hook=_json_object)
+        return json_loads(data.decode("utf-8-sig"), parse_int=_json_int)
     except _KeyTwice as exc:
         raise error(f"{source}: not JSON ({exc})") from None
     except UnicodeDecodeError as exc:   # said as every reader says it: the line and the byte (was the codec's words)

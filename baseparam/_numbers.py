@@ -168,11 +168,27 @@ def check_state_values(name, arr, error=ArgumentError):
     value: ``error`` naming the first one's sample and joint. The values test of every state check
     (``_validation.check_samples``, ``model.friction.friction_shapes``), here below the model's modules."""
     if arr.size and not _within(arr):
-        bad = ~(np.abs(arr) <= ABSURD)          # NaN compares False
-        if bad.any():
-            s, j = np.argwhere(bad)[0]
-            what = "non-finite value" if not np.isfinite(arr[s, j]) else f"absurd value (|x| > {ABSURD:g})"
-            raise error(f"{name}: {what} {arr[s, j]} at sample {s}, joint {j + 1}")
+        at = first_beyond_absurd(arr)
+        if at is not None:
+            s, j = at
+            raise error(f"{name}: {beyond_absurd(arr[s, j], 'x')} {arr[s, j]} at sample {s}, joint {j + 1}")
+
+
+def first_beyond_absurd(arr):
+    """The index of the first value of ``arr`` (any shape, C order) not within ±:data:`ABSURD` (NaN and infinities
+    among them: NaN compares False), or None: the one test of a state's or a wrench's values.
+
+    Returns
+    -------
+    tuple of int (``arr.ndim`` of them), or None
+    """
+    bad = ~(np.abs(arr) <= ABSURD)
+    return tuple(int(k) for k in np.argwhere(bad)[0]) if bad.any() else None
+
+
+def beyond_absurd(value, symbol) -> str:
+    """The words for a value :func:`first_beyond_absurd` found: non-finite, or absurd (``|symbol| > 1e+08``)."""
+    return "non-finite value" if not np.isfinite(value) else f"absurd value (|{symbol}| > {ABSURD:g})"
 
 
 def _within(arr):

@@ -599,23 +599,33 @@ def worker_ended(exitcode):
             "of the process (ulimit -v, -u) or of the machine, or an installation it cannot load; try one worker")
 
 
-def one_blas_thread():
-    """A worker's initializer: one BLAS/OpenMP thread (the workers already share the cores), set in the
-    worker's own process, so the caller's environment and thread pools are left alone."""
-    import scipy.linalg  # noqa: F401  (loads scipy's own BLAS now, so that the limit below reaches it)
-    from threadpoolctl import threadpool_limits
+def one_blas_thread(load=None):
+    """One BLAS/OpenMP thread for this process, scipy's own BLAS loaded first so that the limit reaches it. A
+    worker's initializer (the workers already share the cores), set in the worker's own process, so the caller's
+    environment and thread pools are left alone; and, undone on leaving, the caller's own for work done in place of
+    a single worker (:func:`on_one_blas_thread`).
 
-    threadpool_limits(limits=1)
+    Parameters
+    ----------
+    load : callable, optional
+        What imports scipy.linalg: ``importlib.import_module`` by default (a worker is deaf to the stopping signals
+        by then), :func:`import_held` in the caller's process (a stop must not land inside scipy's import).
 
-
-def _limit_to_one_blas_thread():
-    import_held("scipy.linalg")     # scipy's own BLAS loaded first, so that the limit reaches it (as one_blas_thread)
+    Returns
+    -------
+    callable
+        The undoing: it restores the thread counts the process had.
+    """
+    if load is None:
+        import importlib
+        load = importlib.import_module
+    load("scipy.linalg")
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1).restore_original_limits
 
 
-_one_blas_thread_here = _shared_change(_limit_to_one_blas_thread)
+_one_blas_thread_here = _shared_change(lambda: one_blas_thread(import_held))
 
 
 @contextmanager

@@ -24,7 +24,8 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable, resource_exhausted
+from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, logs_silenced, printable,
+                     resource_exhausted)
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -400,14 +401,6 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
                 _fail(str(exc), 2)
 
 
-def _quiet_from_now():
-    """No library logs a line after the run's last one: a Ctrl-C while a local Dask cluster started its workers
-    (`identify --scheduler local`) was followed by asyncio's "Task exception was never retrieved … RuntimeError:
-    Nanny failed to start worker process", 21 lines of traceback from the cluster's thread, as the process ended."""
-    import logging
-    logging.disable(logging.CRITICAL)
-
-
 def _stopped(message, status):
     """End a run stopped by a signal, once the stack has unwound (temporary files removed).
 
@@ -419,7 +412,7 @@ def _stopped(message, status):
     # ending the run at the same moment (a second signal under load), and says it under the same lock
     say_once = getattr(sys.modules.get("baseparam._entry"), "say_once", lambda write: write())
     say_once(lambda: click.echo(f"baseparam: {message}", err=True))
-    _quiet_from_now()
+    logs_silenced()
     # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
     # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
     # after we have gone

@@ -107,6 +107,16 @@ def threads_exhausted(blas=False):
             + ("; or give OPENBLAS_NUM_THREADS=1 for fewer BLAS threads" if blas else "") + ")")
 
 
+def logs_silenced():
+    """No library logs a line after the run's last one (its one line of error or stop), from now to the process's
+    end: a Ctrl-C while a local Dask cluster started its workers (`identify --scheduler local`) was followed by
+    asyncio's "Task exception was never retrieved … RuntimeError: Nanny failed to start worker process", 21 lines of
+    traceback from the cluster's thread, as the process ended. For the command line's stop and its entry point's
+    watchdog alike (which does not load the command line module)."""
+    import logging
+    logging.disable(logging.CRITICAL)
+
+
 def _limit(name, words, command, unit):
     """``this process WORDS (COMMAND)`` with the soft limit ``resource.NAME`` in ``unit``, or '' when there is none
     (unlimited, or no resource module: Windows)."""

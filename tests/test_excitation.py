@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.dynamics.regressor_adjoint import state_gradients
+from baseparam.dynamics.regressor_adjoint import adjoint_function
 from baseparam.excitation import criteria
 from baseparam.excitation._problem import DesignProblem
 from baseparam.excitation._search import smooth_log_condition
@@ -130,7 +130,7 @@ def test_regressor_state_gradients_match_finite_differences(name):
     S, n = 20, robot.n_dof
     q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
     G = rng.standard_normal((S, n, base.rank))
-    d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots)
+    d = adjoint_function(robot, "khalil", base.pivots)(q, qd, qdd, G)
     _assert_matches_central_differences(d, base.regressor, (q, qd, qdd), G)
 
 
@@ -150,7 +150,7 @@ def test_state_gradients_follow_the_friction_shapes(model):
     S, n = 20, robot.n_dof
     q, qd, qdd = rng.uniform(-1, 1, (3, S, n))
     G = rng.standard_normal((S, n, base.rank))
-    d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots)
+    d = adjoint_function(robot, "khalil", base.pivots)(q, qd, qdd, G)
     _assert_matches_central_differences(d, base.regressor, (q, qd, qdd), G, which=(1,))
 
 
@@ -170,7 +170,7 @@ def test_sign_surrogate_and_its_gradient():
     smoothed = regressor_function(robot, "khalil", base.pivots)
     np.testing.assert_allclose(smoothed(q, qd, qdd, width), W, rtol=1e-12, atol=1e-12)
     G = rng.standard_normal(W.shape)
-    d = state_gradients(robot, q, qd, qdd, G, parameters="khalil", columns=base.pivots, sign_width=width)
+    d = adjoint_function(robot, "khalil", base.pivots)(q, qd, qdd, G, width)
     _assert_matches_central_differences(d, lambda *states: smoothed(*states, width), (q, qd, qdd), G, which=(1,))
 
 

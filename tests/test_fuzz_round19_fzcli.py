@@ -199,10 +199,12 @@ def test_descriptions_of_one_arm_move_alike(tmp_path):
     """What --model is documented to take passes: a URDF and its DH equivalent (a base offset between them), the
     same arm with other bodies; another arm, or the same one with its last frame elsewhere, does not."""
     import baseparam as bp
-    from baseparam.model.dh_equivalent import dh_equivalent, dh_robot, kinematics_mismatch
+    from baseparam.identification.payload import same_arm
+    from baseparam.model.dh_equivalent import arm_relation, dh_equivalent, dh_robot
     urdf = bp.load_robot(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf")
-    assert kinematics_mismatch(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
-    assert kinematics_mismatch(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
+    # one arm, one last frame: nothing to carry the payload across
+    assert same_arm(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
+    assert same_arm(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
     ur = bp.load_robot(UR)
     # the vendor's published DH values beside the URDF's rounded ones (tenths of a mm): one arm (1e-6 refused it)
     published = {"d: 0.181": "d: 0.1807", "a: -0.613": "a: -0.6127", "a: -0.571,": "a: -0.57155,",
@@ -212,10 +214,13 @@ def test_descriptions_of_one_arm_move_alike(tmp_path):
         assert rounded in text
         text = text.replace(rounded, vendor)
     (tmp_path / "published.yaml").write_text(text)
-    assert kinematics_mismatch(ur, bp.load_robot(tmp_path / "published.yaml")) is None
-    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml")) is not None     # another arm
-    # one arm, its last frame elsewhere (tool0 / wrist_3_link): the payload's frame would differ
-    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) == "the last link's frame"
+    words, last = arm_relation(ur, bp.load_robot(tmp_path / "published.yaml"))
+    assert words is None and np.abs(last - np.eye(4)).max() <= 1e-3
+    assert arm_relation(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml"))[0] is not None     # another arm
+    # one arm, its last frame elsewhere (tool0 / wrist_3_link): the payload's frame differs, carried across
+    words, last = arm_relation(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml"))
+    assert words is None and np.abs(last - np.eye(4)).max() > 1e-3
+    assert same_arm(ur, bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")) is not None
 
 
 # --- 8. payload takes glob patterns for its logs, as identify does ---

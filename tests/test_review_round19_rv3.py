@@ -47,13 +47,13 @@ def test_the_first_joint_placed_otherwise_is_named():
     every axis missed from the first on): d4 10 cm longer moves joint 5's axis (d4 runs along joint 4's own), a2 of
     the other sign joint 3's, and a UR5 differs from a UR10e first at joint 3 (d1 is the base's: no joint moves)."""
     import baseparam as bp
-    from baseparam.model.dh_equivalent import kinematics_mismatch
+    from baseparam.model.dh_equivalent import arm_relation
 
     ur, text = bp.load_robot(UR), UR.read_text()
     for old, new, joint in (("d: 0.174", "d: 0.274", 5), ("a: -0.613", "a: 0.613", 3)):
         assert old in text
-        assert kinematics_mismatch(ur, bp.parse_robot(text.replace(old, new))) == f"joint {joint}'s axis"
-    assert kinematics_mismatch(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml")) == "joint 3's axis"
+        assert arm_relation(ur, bp.parse_robot(text.replace(old, new))) == (f"joint {joint}'s axis", None)
+    assert arm_relation(ur, bp.load_robot(ROOT / "robots" / "ur5.yaml")) == ("joint 3's axis", None)
 
 
 # --- payload --wrench --wrench-bias: a wrench that never changes is, its offset fitted, one of zeros (a5758f5) -----

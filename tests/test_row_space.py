@@ -393,7 +393,7 @@ def test_modular_sandwiches_in_int64_are_the_python_integer_ones(joint_type):
                         dtype=object).reshape(m, 4, 4)
         right = np.array([[int(v) for v in row] for row in rng.integers(-bound, bound, (m * 4, 4))],
                          dtype=object).reshape(m, 4, 4)
-        expected = _projections._sandwich_blocks(left, right, joint_type) % p
+        expected = _projections._sandwiches_blocks(left[None], right[None], joint_type)[0] % p
         assert expected.dtype == object
         fl = left.astype(float)
         built = _projections.Sandwich.build(fl, fl, joint_type, left, right, p)

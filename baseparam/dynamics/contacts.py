@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from .._numbers import is_whole, real_array
+from .._numbers import beyond_absurd, first_beyond_absurd, is_whole, real_array
 from .._validation import ABSURD, check_instance, check_robot, shown
 from ..errors import ArgumentError, printable
 from ..model.parameters import ColumnLayout
@@ -175,11 +175,11 @@ def contact_forces(robot, q, contacts, wrenches):
     if w.shape != (q.shape[0], len(contacts), 6):
         raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "
                             f"[f, n]), got {w.shape}")
-    bad = ~(np.abs(w) <= ABSURD)          # NaN compares False
-    if bad.any():
-        s, c, i = np.argwhere(bad)[0]
-        what = "non-finite value" if not np.isfinite(w[s, c, i]) else f"absurd value (|w| > {ABSURD:g})"
-        raise ArgumentError(f"wrenches: {what} {w[s, c, i]} at sample {s}, contact {c + 1}, component {i + 1}")
+    at = first_beyond_absurd(w)
+    if at is not None:
+        s, c, i = at
+        raise ArgumentError(f"wrenches: {beyond_absurd(w[at], 'w')} {w[at]} at sample {s}, contact {c + 1}, "
+                            f"component {i + 1}")
     tree = _tree(robot, q)
     out = np.zeros((q.shape[0], robot.n_v))
     for c, contact in enumerate(contacts):

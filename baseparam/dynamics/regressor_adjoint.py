@@ -109,33 +109,9 @@ def _compiled(robot, parameters, columns):
     return kernels_of(robot).get("adjoint", (parameters, columns), build, size=16)
 
 
-def state_gradients(robot, q, qd, qdd, G, *, parameters="pseudo", columns=None, sign_width=None):
-    """Gradient of ``φ = Σ G ⊙ W(q, q̇, q̈)`` with respect to every sample's states.
-
-    Parameters
-    ----------
-    robot : Robot
-    q, qd, qdd : ndarray, shape (n_samples, n_dof)
-        Checked states (SI).
-    G : ndarray, shape (n_samples, n_dof, n_columns)
-        Weights of the regressor entries (e.g. ∂criterion/∂W).
-    parameters : {'pseudo', 'khalil'}
-    columns : sequence of int, optional
-        Standard columns of W (default all), in G's column order.
-    sign_width : array_like, shape (n_dof,), optional
-        Take W with sign(q̇) replaced by tanh(q̇/w) (module docstring).
-
-    Returns
-    -------
-    ndarray, shape (3, n_samples, n_dof)
-        ∂φ/∂q, ∂φ/∂q̇, ∂φ/∂q̈.
-    """
-    return adjoint_function(robot, parameters, columns)(q, qd, qdd, G, sign_width)
-
-
 def regressor_function(robot, parameters="pseudo", columns=None):
     """The regressor for one robot and set of columns, on checked arrays, with the surrogate of
-    :func:`state_gradients` (:func:`baseparam.dynamics.regressors.evaluate` with the shapes given).
+    :func:`adjoint_function` (:func:`baseparam.dynamics.regressors.evaluate` with the shapes given).
 
     Returns
     -------
@@ -150,13 +126,16 @@ def regressor_function(robot, parameters="pseudo", columns=None):
 
 
 def adjoint_function(robot, parameters="pseudo", columns=None):
-    """:func:`state_gradients` for one robot and set of columns, resolved once for repeated calls.
+    """The gradient of ``φ = Σ G ⊙ W(q, q̇, q̈)`` with respect to every sample's states, for one robot and set of
+    columns (default all, in G's column order), resolved once for repeated calls.
 
     Returns
     -------
     callable
-        ``gradients(q, qd, qdd, G, sign_width=None)`` → ndarray of shape (3, n_samples, n_dof)
-        (``sign_width``: the gradient of the surrogate, as in :func:`regressor_function`).
+        ``gradients(q, qd, qdd, G, sign_width=None)`` → ndarray of shape (3, n_samples, n_dof): ∂φ/∂q, ∂φ/∂q̇,
+        ∂φ/∂q̈, given checked states ``q, qd, qdd`` (n_samples, n_dof) (SI) and weights ``G`` (n_samples, n_dof,
+        n_columns) of the regressor's entries (e.g. ∂criterion/∂W); ``sign_width`` (n_dof,): the gradient of the
+        surrogate, sign(q̇) replaced by tanh(q̇/w), as in :func:`regressor_function`.
     """
     if columns is None:
         from ..model.parameters import ColumnLayout

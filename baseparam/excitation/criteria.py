@@ -1,7 +1,7 @@
 """Design criteria of a stacked base regressor A (rows: samples × joints, columns: base parameters).
 
 Each returns the value to minimize and its derivative with respect to A, the weights that
-:func:`baseparam.dynamics.regressor_adjoint.state_gradients` carries back to the joint states.
+:func:`baseparam.dynamics.regressor_adjoint.adjoint_function` carries back to the joint states.
 Both go through the Gram matrix AᵀA (rank × rank), whose eigenvalues are the squared singular
 values of A: far cheaper than an SVD of the tall A, and accurate while cond(A) ≪ 1e8.
 """

@@ -110,14 +110,19 @@ def _name_field(name):
     return _plain_field(_split_unit(name)[0].lower())
 
 
+def _refuse_out_of_range(source, field, cols, width, extent):
+    """DataError when a column map's ``field`` names a column number (0-based, ``cols``) beyond ``width`` columns;
+    ``extent`` says what has them and the range ("the table has 7 columns, 0-6")."""
+    bad = [c for c in cols if c >= width]
+    if bad:
+        raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range ({extent})")
+
+
 def _lookup(source, field, cols, names):
     """Column indices for a map entry of indices or names."""
     width = len(names)
     if isinstance(cols[0], int):
-        bad = [c for c in cols if c >= width]
-        if bad:
-            raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range "
-                            f"(the table has {width} columns, 0-{width - 1})")
+        _refuse_out_of_range(source, field, cols, width, f"the table has {width} columns, 0-{width - 1}")
         return list(cols)
     lower = [n.lower() for n in names]
     bare = None

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import re
 from collections import Counter
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import _json_object, read_json, refuse_special, shown, within
+from .._checks import json_loads, read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
 from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
@@ -288,7 +287,7 @@ def metadata(schema, key, kind, source):
     if raw is None:
         return None
     try:
-        value = json.loads(raw, object_pairs_hook=_json_object)     # a key twice refused, as in read_json
+        value = json_loads(raw)     # a key twice refused, as in read_json
     except (ValueError, RecursionError) as exc:          # a UnicodeDecodeError is a ValueError
         reason = "nested too deeply" if isinstance(exc, RecursionError) else printable(" ".join(str(exc).split()))[:120]
         raise DataError(f"{source}: metadata {key.decode()}: not JSON ({reason})") from None

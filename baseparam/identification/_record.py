@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from .._checks import check_option, shown
 from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
@@ -19,6 +21,33 @@ JOINT_FIELDS = FIELDS[1:]
 # recordings use them), so t's bound is 1e10 s (year 2286): timestamps in ms, µs or ns, or
 # garbage, are still refused.
 ABSURD_BOUNDS = {"t": 1e10, "q": 1e3, "qd": 1e4, "qdd": 1e6, "tau": 1e6, "current": 1e4}
+
+
+def beyond_bounds(arr, bound):
+    """The rows of ``arr`` holding a value not within ``±bound`` (NaN and infinities among them: NaN compares
+    False), and each one's first such column: the one check of a log's values against :data:`ABSURD_BOUNDS`, for the
+    readers that mark rows to skip and those that refuse the first.
+
+    Parameters
+    ----------
+    arr : ndarray, shape (S, k)
+    bound : float or ndarray, shape (k,)
+
+    Returns
+    -------
+    rows : ndarray of int, shape (B,)
+        Ascending.
+    columns : ndarray of int, shape (B,)
+    """
+    bad = ~(np.abs(arr) <= bound)
+    rows = np.flatnonzero(bad.any(axis=1))
+    return rows, (np.argmax(bad[rows], axis=1) if rows.size else rows)     # argmax refuses an (S, 0) array's rows
+
+
+def absurd(value, bound) -> str:
+    """The words for a finite ``value`` beyond ``±bound`` (:func:`beyond_bounds`)."""
+    return f"absurd value ({value:.6g}; beyond ±{bound:g})"
+
 
 # Size limits, checked before anything is read: no real log comes near them (the UR10e logs hold
 # 1.7e5 values in 1.6 MB; the KUKA ones 1.8e5), and the identification would not fit in memory

@@ -10,7 +10,7 @@ from .._checks import counted
 from .._numbers import distinct_seconds
 from ..errors import DataError
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _field_label, _jumps_ahead
-from ._record import ABSURD_BOUNDS, FIELDS
+from ._record import ABSURD_BOUNDS, FIELDS, absurd, beyond_bounds
 
 
 @dataclass
@@ -41,19 +41,17 @@ def _value_problems(table):
         if arr is None:
             continue
         bound = ABSURD_BOUNDS[field]
-        bad = ~(np.abs(arr) <= bound)          # NaN compares False
-        for r in np.flatnonzero(bad.any(axis=1)):
+        for r, j in zip(*beyond_bounds(arr, bound)):
             if r in found:
                 continue
-            j = int(np.argmax(bad[r]))
             v = float(arr[r, j])
             if np.isnan(v):
                 what = "NaN"
             elif np.isinf(v):
                 what = f"infinite ({v})"
             else:
-                what = f"absurd value ({v:.6g}; beyond ±{bound:g})"
-            found[int(r)] = (field, f"field {_field_label(field, j)}: {what}")
+                what = absurd(v, bound)
+            found[int(r)] = (field, f"field {_field_label(field, int(j))}: {what}")
     return found
 
 

@@ -11,7 +11,7 @@ from .._numbers import plain_float
 from ..errors import DataError
 from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
-from ._names import _check_overlap, _name_field, _named_columns
+from ._names import _check_overlap, _name_field, _named_columns, _refuse_out_of_range
 from ._rows import _Table, _finish
 
 # A bracketed unit and the blanks before it, glued to its name in whitespace-separated headers.
@@ -371,10 +371,7 @@ def _positional_columns(source, width, columns, first_line_no):
         if isinstance(cols[0], str):
             raise DataError(f"{source}: column map: field {field}: the file has no header, so columns are "
                             f"0-based numbers, not names ({shown(cols[0])})")
-        bad = [c for c in cols if c >= width]
-        if bad:
-            raise DataError(f"{source}: column map: field {field}: column {bad[0]} out of range "
-                            f"(lines have {width} fields, columns 0-{width - 1})")
+        _refuse_out_of_range(source, field, cols, width, f"lines have {width} fields, columns 0-{width - 1}")
         spec[field] = cols
     _check_overlap(source, spec)
     return spec

@@ -30,7 +30,8 @@ from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_p
 from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
                        pyarrow_modules, refuse_repeated_columns)
 from ._parquet_pages import column_chunks
-from ._record import ABSURD_BOUNDS, MAX_VALUES, _one_line, log_extension, read_as_bag, refuse_bag_options
+from ._record import (ABSURD_BOUNDS, MAX_VALUES, _one_line, absurd, beyond_bounds, log_extension, read_as_bag,
+                      refuse_bag_options)
 
 __all__ = ["lowpass_floating", "read_contacts", "read_floating", "read_floating_log", "wrench_topics",
            "write_floating", "write_floating_log"]
@@ -476,13 +477,12 @@ def _refuse_absurd(label, arrays, wrenches, at):
         flat = wrenches.reshape(len(wrenches), -1)
         fields.append(("w", flat, np.full(flat.shape[1], ABSURD_BOUNDS["tau"])))
     for name, arr, bound in fields:
-        bad = ~(np.abs(arr) <= bound)
-        if bad.any():
-            row, col = map(int, np.argwhere(bad)[0])
+        rows, columns = beyond_bounds(arr, bound)
+        if rows.size:
+            row, col = int(rows[0]), int(columns[0])
             column = (f"wrenches: contact {col // 6 + 1}, {WRENCH_AXES[col % 6]}" if name == "w"
                       else f"{name}{col + 1}")
-            raise DataError(f"{label}: {at(row)}: {column}: absurd value ({arr[row, col]:.6g}; beyond "
-                            f"±{bound[col]:g})")
+            raise DataError(f"{label}: {at(row)}: {column}: {absurd(arr[row, col], bound[col])}")
 
 
 def _parquet_array(table, name, width, source):

@@ -116,30 +116,6 @@ def _joint_frames(robot, frames):
             for joint, model in zip(robot.joints, joint_models(robot))]
 
 
-def kinematics_mismatch(robot, other, n_checks: int = 3, seed: int = 0, tolerance: float = 1e-3):
-    """Where ``other`` moves otherwise than ``robot`` (the same joints, base frames that may differ by a rigid motion),
-    as a few words, or None when they agree: :func:`arm_relation`'s words, and "the last link's frame" when only that
-    frame sits elsewhere on the last link (farther than ``tolerance``). Two descriptions of one arm agree (a URDF and
-    its DH equivalent to round-off); another arm with the same joint types, or the same arm with another last frame or
-    other joint directions, does not.
-
-    Parameters
-    ----------
-    robot, other : Robot
-        Of the same joint types (checked by the caller).
-    tolerance : float
-        m for points, and for unit vectors (:func:`arm_relation`).
-
-    Returns
-    -------
-    str or None
-    """
-    differs, last = arm_relation(robot, other, n_checks, seed, tolerance)
-    if differs is None and np.abs(last - np.eye(4)).max() > tolerance:
-        return "the last link's frame"
-    return differs
-
-
 def arm_relation(robot, other, n_checks: int = 3, seed: int = 0, tolerance: float = 1e-3):
     """How ``other`` describes the arm of ``robot`` (the same joints; base frames, and last link frames, that may
     differ by constant rigid motions): ``(words, last)``, the words None when they agree and ``last`` ``robot``'s last

@@ -73,14 +73,10 @@ def _rule_stages(products):
 _STAGES = {joint_type: _rule_stages(products) for joint_type, products in PRODUCTS.items()}
 
 
-def _sandwich_blocks(left, right, joint_type):
-    """K[t] (16×16) of ``X ↦ Σ_{(a,b)→t} sign · L_aᵀ X R_b`` for each Y-basis target t."""
-    return _sandwiches_blocks(left[None], right[None], joint_type)[0]
-
-
 def _sandwiches_blocks(left, right, joint_type):
-    """:func:`_sandwich_blocks` of several (L, R) pairs at once: ``left``, ``right`` of shape (n_pairs, m, 4, 4) give
-    K of shape (n_pairs, RADIX, 16, 16), K[n, t] that of pair n."""
+    """K[t] (16×16) of ``X ↦ Σ_{(a,b)→t} sign · L_aᵀ X R_b`` for each Y-basis target t, of several (L, R) pairs at
+    once: ``left``, ``right`` of shape (n_pairs, m, 4, 4) give K of shape (n_pairs, RADIX, 16, 16), K[n, t] that of
+    pair n."""
     # vec(L_aᵀ X R_b)[i, j] = Σ_pq L_a[p, i] X[p, q] R_b[q, j]: the products L_a[p, i] R_b[q, j] of every pair and
     # (a, b) in one broadcast product, indexed (pair, a, b, p, q, i, j)
     products = left[:, :, None, :, None, :, None] * right[:, None, :, None, :, None, :]
@@ -141,7 +137,7 @@ class Sandwich:
 
 def _small_integers(left, right):
     """The integer matrices in int64 when below 2**28 in magnitude (the sums of at most two products of
-    their entries that :func:`_sandwich_blocks` forms stay below 2**57), else as they are (Python integers)."""
+    their entries that :func:`_sandwiches_blocks` forms stay below 2**57), else as they are (Python integers)."""
     if all(np.abs(M).max(initial=0) < 2 ** 28 for M in (left, right)):
         return left.astype(np.int64), right.astype(np.int64)
     return left, right
