@@ -171,13 +171,6 @@ def read_floating_log(path, robot, n_contacts=0):
         if arr.ndim != 2 or arr.shape[1] != width:
             raise DataError(f"{label}: {name}: expected shape (S, {width}) for {shown(robot.name)} with a floating "
                             f"base ({robot.n_dof} joints), got {arr.shape}")
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            row, col = map(int, np.argwhere(bad)[0])
-            raise DataError(f"{label}: {at(row)}: {name}{col + 1}: not a finite number ({arr[row, col]})")
-    if wrenches is not None and not np.isfinite(wrenches).all():
-        row = int(np.flatnonzero(~np.isfinite(wrenches).reshape(len(wrenches), -1).all(1))[0])
-        raise DataError(f"{label}: {at(row)}: wrenches: not a finite number")
     _refuse_absurd(label, arrays, wrenches, at)
     # the joints' names the file gives (write_floating_log writes them), kept as the fixed-base readers keep them
     named = names is not None and len(names) == robot.n_dof
@@ -462,8 +455,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
 
 def _refuse_absurd(label, arrays, wrenches, at):
     """DataError naming the file (``label``), the row (``at(row)``: 'line 7', 'row 6') and the column of the first
-    value of a floating-base log's ``arrays`` (q, qd, qdd, tau: (S, width)) or ``wrenches`` (S, contacts, 6) beyond
-    the fixed-base readers' bounds (:data:`._record.ABSURD_BOUNDS`: rad, rad/s, rad/s², N·m, or m, m/s, …; the
+    value of a floating-base log's ``arrays`` (q, qd, qdd, tau: (S, width)) or ``wrenches`` (S, contacts, 6) not a
+    finite number (every reader's one check: a Parquet log's NaN was called an absurd value) or beyond the
+    fixed-base readers' bounds (:data:`._record.ABSURD_BOUNDS`: rad, rad/s, rad/s², N·m, or m, m/s, …; the
     wrenches as torques): values to 1e300 were read, and the fit refused them later without the file's name. The
     base's position is bounded as the fit bounds states (:data:`~baseparam._numbers.ABSURD`): a legged robot's
     odometry may run beyond a kilometre; its quaternion by the unit norm the Trajectory checks."""
@@ -476,13 +470,16 @@ def _refuse_absurd(label, arrays, wrenches, at):
     if wrenches is not None:
         flat = wrenches.reshape(len(wrenches), -1)
         fields.append(("w", flat, np.full(flat.shape[1], ABSURD_BOUNDS["tau"])))
-    for name, arr, bound in fields:
-        rows, columns = beyond_bounds(arr, bound)
-        if rows.size:
-            row, col = int(rows[0]), int(columns[0])
-            column = (f"wrenches: contact {col // 6 + 1}, {WRENCH_AXES[col % 6]}" if name == "w"
-                      else f"{name}{col + 1}")
-            raise DataError(f"{label}: {at(row)}: {column}: {absurd(arr[row, col], bound[col])}")
+    for finite in (True, False):        # a NaN anywhere is said before a huge value elsewhere
+        for name, arr, bound in fields:
+            rows, columns = beyond_bounds(arr, np.finfo(float).max if finite else bound)
+            if rows.size:
+                row, col = int(rows[0]), int(columns[0])
+                column = (f"wrenches: contact {col // 6 + 1}, {WRENCH_AXES[col % 6]}" if name == "w"
+                          else f"{name}{col + 1}")
+                value = arr[row, col]
+                problem = f"not a finite number ({value})" if finite else absurd(value, bound[col])
+                raise DataError(f"{label}: {at(row)}: {column}: {problem}")
 
 
 def _parquet_array(table, name, width, source):

@@ -1,0 +1,36 @@
+"""The lead's findings of round 21, each with a test that fails before its fix."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.identification.floating_logs import read_floating
+
+from test_floating_logs import SPACE
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("ext", [".parquet", ".npz", ".csv"])
+def test_a_floating_logs_non_finite_value_is_said_so_in_every_format(tmp_path, ext, bad):
+    """A Parquet floating-base log's NaN was refused as 'absurd value (nan; beyond ±1000)', the CSV and NPZ logs' as
+    'not a finite number': one check of a floating log's values now serves every reader."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    robot = bp.load_robot(SPACE)
+    n_q, n_v, S = robot.n_dof + 7, robot.n_dof + 6, 4
+    q = np.zeros((S, n_q))
+    q[:, 3] = 1.0                                   # a unit quaternion (w first or last: both unit)
+    q[2, 8] = bad                                   # row 2, q9: the first joint
+    qd = np.zeros((S, n_v))
+    t = np.arange(S) * 0.01
+    path = tmp_path / f"log{ext}"
+    if ext == ".parquet":
+        pq.write_table(pa.table({"t": t, "q": list(q), "qd": list(qd)}), path)
+    elif ext == ".npz":
+        np.savez(path, t=t, q=q, qd=qd)
+    else:
+        header = ["t"] + [f"q{i + 1}" for i in range(n_q)] + [f"qd{i + 1}" for i in range(n_v)]
+        rows = [",".join(str(float(v)) for v in (t[k], *q[k], *qd[k])) for k in range(S)]
+        path.write_text(",".join(header) + "\n" + "\n".join(rows) + "\n")
+    with pytest.raises(bp.DataError) as info:
+        read_floating(path, robot)
+    assert "q9: not a finite number" in str(info.value), str(info.value)
