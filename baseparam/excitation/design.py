@@ -34,7 +34,7 @@ from ._search import default_starts, search
 from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
-from .fourier import FourierSeries, Samples
+from .fourier import FourierSeries, Samples, sample_count
 from .limits import MotionLimits, motion_limits
 from .report import design_report, summary_text
 
@@ -528,9 +528,7 @@ def _settings(period, harmonics, rate):
     if not count + 1 <= MAX_SAMPLES:         # before rounding: 1e308 s × 100 Hz is inf, which round() refuses
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} samples per period; at "
                             f"most {MAX_SAMPLES} are written")
-    if abs(count - round(count)) > 1e-9 * max(1.0, count):
-        raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number "
-                            "of samples")
+    sample_count(period, rate)
     per_cycle = rate * period / harmonics
     if per_cycle < MIN_SAMPLES_PER_CYCLE:
         lowest = MIN_SAMPLES_PER_CYCLE * harmonics / period
