@@ -93,3 +93,107 @@ def test_an_export_prefix_of_a_windows_device_name_is_refused(tmp_path, prefix, 
     for fine in ("con1", "com10", "console", "nul_x"):
         from baseparam.codegen._export import check_prefix
         assert check_prefix(fine, lang) == fine
+
+
+# --- 2. PayloadResult remembers the robot it was identified on ------------------------------------------------------
+
+UR, UR_CAD = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "ur10e_cad.yaml"
+# in robots/ur10e.yaml's last link frame (DH frame 6, the URDF's tool0)
+PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
+                                                         [0.0, 0.001, 0.006]]))
+
+
+def _pin_rnea(robot, q, qd, qdd, payload=None):
+    """pinocchio's RNEA of ``robot``'s bodies (its last link's plus ``payload``, in that link's frame)."""
+    import pinocchio as pin
+    from pin_model import build_model
+
+    inertias = [pin.Inertia(j.inertia.mass, np.asarray(j.inertia.com, float), np.asarray(j.inertia.inertia, float))
+                for j in robot.joints]
+    if payload is not None:
+        inertias[-1] = inertias[-1] + pin.Inertia(payload[0], np.asarray(payload[1], float),
+                                                  np.asarray(payload[2], float))
+    model, _ = build_model(robot, inertias)
+    data = model.createData()
+    return np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(q, qd, qdd)])
+
+
+def _payload_result(robot, payload=PAYLOAD):
+    from baseparam.identification.payload import PayloadResult, payload_parameters
+
+    mass, com, inertia = payload
+    return PayloadResult(mass=mass, com=com, inertia=inertia, mass_std=0.01, com_std=np.full(3, 1e-3),
+                         inertia_std=np.full((3, 3), 1e-4), parameters=payload_parameters(mass, com, inertia),
+                         unconstrained=payload_parameters(mass, com, inertia), covariance=np.eye(10) * 1e-6,
+                         identifiable=[], rank=10, mode="model", n_samples=100, rmse=np.zeros(6), robot=robot)
+
+
+def test_a_payload_is_refused_on_another_robot_or_arm():
+    """``result.attach(other_robot)`` added the payload, in the frame of the last link of the robot it was identified
+    on, to any robot's last link: another robot's (other joints) or another arm's (a UR5 for a UR10e) unchecked."""
+    ur = bp.load_robot(UR)
+    result = _payload_result(ur)
+    for other, said in ((ROOT / "robots" / "ur5.yaml", r"joint 3's axis differs"),
+                        (ROOT / "robots" / "puma560.yaml", r"joint \d.s axis differs"),
+                        (ROOT / "robots" / "planar_rrr.yaml", r"its joints \(RRR for RRRRRR\) differs")):
+        for target in (other, bp.load_robot(other)):
+            with pytest.raises(bp.ArgumentError, match=rf"^robot: .*{other.name} is not the arm the payload was "
+                                                       rf"identified on \(.*ur10e.yaml\): {said}"):
+                result.attach(target)
+        with pytest.raises(bp.ArgumentError, match=rf"^robot: .*{other.name} is not the arm"):
+            result.robot_text(other, "yaml")
+    # its own robot, again read from its file or as a model of it: taken as before, bit for bit
+    again = bp.load_robot(UR)
+    assert np.array_equal(result.attach(again).joints[-1].inertia.com, result.attach(ur).joints[-1].inertia.com)
+    from baseparam.model.parameters import ColumnLayout
+    p = np.random.default_rng(2).uniform(0.1, 1.0, len(ColumnLayout(ur, "pseudo").names))
+    assert np.array_equal(result.attach(bp.Model(again, p)).values(), result.attach(bp.Model(ur, p)).values())
+
+
+def test_a_payload_attached_to_its_arm_described_in_other_frames_is_carried_into_them():
+    """The same arm with its last link frame elsewhere (ur10e_cad.yaml's wrist_3_link, 0.117 m and a quarter turn from
+    ur10e.yaml's tool0) took the numbers of tool0's frame as its own: pinocchio's payload torques (loaded − unloaded)
+    of the attached description now agree with those of the payload on the robot it was identified on."""
+    ur, cad = bp.load_robot(UR), bp.load_robot(UR_CAD)
+    result = _payload_result(ur)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.uniform(-1.5, 1.5, (3, 8, 6))
+    truth = _pin_rnea(ur, q, qd, qdd, PAYLOAD) - _pin_rnea(ur, q, qd, qdd)
+    attached = result.attach(cad)
+    got = _pin_rnea(attached, q, qd, qdd) - _pin_rnea(cad, q, qd, qdd)
+    # the two descriptions are one arm to tenths of a millimetre (DH rounding): N·m of 2 kg at ~1 m
+    scale = np.abs(truth).max()
+    assert np.abs(got - truth).max() < 2e-3 * scale, (np.abs(got - truth).max(), scale)
+    naive = cad.joints[-1].inertia
+    body = attached.joints[-1].inertia
+    assert abs(body.mass - naive.mass - PAYLOAD[0]) < 1e-12
+    # the frame change is no small correction: the numbers taken as they are miss by a tenth of the torque
+    import baseparam.model.attach as attach
+    wrong = attach.with_payload(cad, *PAYLOAD)
+    assert np.abs(_pin_rnea(wrong, q, qd, qdd) - _pin_rnea(cad, q, qd, qdd) - truth).max() > 0.05 * scale
+    # robot_text (--robot-out) carries it alike
+    text = result.robot_text(cad, "yaml")
+    assert np.allclose(bp.parse_robot(text).joints[-1].inertia.com, body.com, atol=1e-9)
+
+
+def _still_table(robot, payload, seed=4, n=12):
+    """Still poses (a table: still_duration 0) and pinocchio's torques with ``payload``, a little noise."""
+    rng = np.random.default_rng(seed)
+    poses = rng.uniform(-1.5, 1.5, (n, robot.n_dof))
+    zero = np.zeros_like(poses)
+    tau = _pin_rnea(robot, poses, zero, zero, payload) + rng.normal(0.0, 0.01, poses.shape)
+    return bp.Trajectory(t=np.arange(float(n)), q=poses, tau=tau)
+
+
+def test_identify_payload_keeps_the_robot_the_payload_is_reported_on():
+    """The result of identify_payload names its robot (the model's, or ``robot=``'s): attach then refuses another."""
+    from baseparam.identification.payload import identify_payload
+
+    ur, cad = bp.load_robot(UR), bp.load_robot(UR_CAD)
+    log = _still_table(ur, PAYLOAD)
+    own = identify_payload(ur, log, static=True, still_duration=0)
+    assert own.robot is ur
+    carried = identify_payload(cad, log, unloaded=_still_table(ur, None), static=True, still_duration=0, robot=ur)
+    assert carried.robot is ur and abs(carried.mass - PAYLOAD[0]) < 0.02
+    with pytest.raises(bp.ArgumentError, match=r"ur5.yaml is not the arm the payload was identified on"):
+        own.attach(ROOT / "robots" / "ur5.yaml")
