@@ -197,3 +197,83 @@ def test_identify_payload_keeps_the_robot_the_payload_is_reported_on():
     assert carried.robot is ur and abs(carried.mass - PAYLOAD[0]) < 0.02
     with pytest.raises(bp.ArgumentError, match=r"ur5.yaml is not the arm the payload was identified on"):
         own.attach(ROOT / "robots" / "ur5.yaml")
+
+
+# --- 2. an in-process design keeps its deadline within an evaluation, not an SLSQP iteration --------------------------
+
+LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5, "qdd": 6.0}, {"q": [-1.5, 1.5], "qd": 2.0},
+                     {"q": [-2.5, 2.5], "qd": 2.5, "qdd": 8.0}]}
+SHORT = {"period": 4.0, "harmonics": 3, "rate": 50.0, "limits": LIMITS}
+
+
+def _by_the_solver():
+    """Whether the evaluation under way is SLSQP's (or L-BFGS-B's) own, not the start's bookkeeping of an iterate it
+    returned (its callback) or of the result."""
+    import sys
+
+    frames = []
+    frame = sys._getframe(2)
+    while frame is not None:
+        frames.append(frame.f_code)
+        frame = frame.f_back
+    return (any("scipy" in code.co_filename and "optimize" in code.co_filename for code in frames)
+            and not any(code.co_name == "step" and code.co_filename.endswith("_search.py") for code in frames))
+
+
+class _EvaluationClock:
+    """The search's clock: 100 s pass in each evaluation of the criterion, its gradient, the constraints or their
+    Jacobian, none elsewhere (the budget ends at the same evaluation on any machine); the start of each of the
+    solver's own evaluations kept."""
+
+    def __init__(self):
+        self.now, self.starts = 1e9, []
+
+    def time(self):
+        return self.now
+
+    def timed(self, function):
+        def call(problem, x):
+            if _by_the_solver():
+                self.starts.append(self.now)
+            self.now += 100.0
+            return function(problem, x)
+        return call
+
+    sleep = staticmethod(lambda seconds: None)
+
+
+@pytest.mark.parametrize("budget", [2550.0, 4250.0, 5150.0])
+def test_an_in_process_design_starts_no_evaluation_past_its_deadline(monkeypatch, budget):
+    """``design_excitation(workers=1)`` (in this process) checked its deadline at the end of each SLSQP iteration only:
+    the iteration under way ran on, its line search's evaluations and all (seconds of a large problem; a pool's worker
+    was given up 1 s after the deadline, the caller's own run not). Now none of the solver's evaluations starts past
+    it (what remains past it: the evaluation under way, and the start's own of its last iterate and of its result)."""
+    from baseparam.excitation import _problem, _search
+    import baseparam.excitation.design as design
+
+    clock = _EvaluationClock()
+    monkeypatch.setattr(_search, "time", clock)
+    for name in ("objective", "gradient", "constraints", "jacobian"):
+        monkeypatch.setattr(_problem.DesignProblem, name, clock.timed(getattr(_problem.DesignProblem, name)))
+    searched = {}
+    real = design.search
+
+    def search(problem, **options):
+        searched.update(begin=clock.now, budget=options["time_budget"])
+        return real(problem, **options)
+    monkeypatch.setattr(design, "search", search)
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    d = bp.design_excitation(robot, seed=3, starts=4, time_budget=budget, **SHORT)
+    deadline = searched["begin"] + searched["budget"]
+    late = [t for t in clock.starts if t > deadline]
+    assert d.search.counted < d.search.starts and not late, (len(clock.starts), len(late))
+
+
+def test_a_design_within_its_budget_is_the_one_without_a_budget():
+    """The deadline's checks change no number: a budget not reached gives the design of no budget, bit for bit."""
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    free = bp.design_excitation(robot, seed=3, starts=2, **SHORT)
+    budgeted = bp.design_excitation(robot, seed=3, starts=2, time_budget=1e6, **SHORT)
+    assert budgeted.search.counted == 2
+    assert np.array_equal(free.series.coefficients, budgeted.series.coefficients)
+    assert (free.search.values, free.search.evaluations) == (budgeted.search.values, budgeted.search.evaluations)

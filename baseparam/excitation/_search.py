@@ -86,6 +86,22 @@ class _Deadline(Exception):
     pass
 
 
+def _before(deadline, function):
+    """``function``, refusing (:class:`_Deadline`) to start once ``deadline`` (time.time()) has passed: one SLSQP
+    iteration runs several evaluations of the criterion, its gradient, the constraints and their Jacobian (a line
+    search), and a start checked only at its iterations' end ran its current one to the end past the deadline (a
+    large problem's takes seconds; the pool's workers were given up 1 s after it, the caller's own starts not). The
+    numbers are untouched: within the budget it is ``function`` itself."""
+    if deadline is None:
+        return function
+
+    def call(x):
+        if time.time() > deadline:
+            raise _Deadline
+        return function(x)
+    return call
+
+
 def run_start(problem, seed, index, deadline=None, report=None):
     """Run start ``index`` of a design problem (see module docstring); returns a :class:`StartResult`."""
     from scipy.optimize import minimize
@@ -98,7 +114,8 @@ def run_start(problem, seed, index, deadline=None, report=None):
     if deadline is not None and time.time() > deadline:     # no time for even one iteration (which, for a large
         return StartResult(int(index), x, float(best[1]), problem.violation(x), 0, False)   # problem, takes minutes)
     bounds = problem.box()
-    constraints = [{"type": "ineq", "fun": problem.constraints, "jac": problem.jacobian}]
+    constraints = [{"type": "ineq", "fun": _before(deadline, problem.constraints),
+                    "jac": _before(deadline, problem.jacobian)}]
     complete = True
 
     def step(xk):
@@ -114,10 +131,11 @@ def run_start(problem, seed, index, deadline=None, report=None):
 
     try:
         if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
-            x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
+            x = _restore(problem, x, bounds, step, deadline)    # inconsistent there, so first get within them
         for p, width, count in SCHEDULES[problem.criterion]:
             problem.use_criterion(None if p is None else smooth_log_condition(p), width)
-            result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
+            result = minimize(_before(deadline, problem.objective), x, jac=_before(deadline, problem.gradient),
+                              method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
             step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
@@ -132,15 +150,16 @@ def run_start(problem, seed, index, deadline=None, report=None):
                        problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
-def _restore(problem, x, bounds, step, iterations=100):
-    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x."""
+def _restore(problem, x, bounds, step, deadline=None, iterations=100):
+    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x, each evaluation started before
+    ``deadline`` (:func:`_before`)."""
     from scipy.optimize import minimize
 
     def penalty(y):
         short = np.minimum(problem.constraints(y), 0.0)
         return float(short @ short), 2.0 * (problem.jacobian(y).T @ short)
 
-    result = minimize(penalty, x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
+    result = minimize(_before(deadline, penalty), x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
                       options={"maxiter": iterations})
     return result.x
 
