@@ -176,12 +176,12 @@ def test_a_payload_attached_to_its_arm_described_in_other_frames_is_carried_into
     assert np.allclose(bp.parse_robot(text).joints[-1].inertia.com, body.com, atol=1e-9)
 
 
-def _still_table(robot, payload, seed=4, n=12):
-    """Still poses (a table: still_duration 0) and pinocchio's torques with ``payload``, a little noise."""
-    rng = np.random.default_rng(seed)
-    poses = rng.uniform(-1.5, 1.5, (n, robot.n_dof))
+def _still_table(robot, payload, seed=4, n=12, noise=5):
+    """Still poses (a table: still_duration 0) and pinocchio's torques with ``payload``, a little noise (seeded by
+    ``noise``)."""
+    poses = np.random.default_rng(seed).uniform(-1.5, 1.5, (n, robot.n_dof))
     zero = np.zeros_like(poses)
-    tau = _pin_rnea(robot, poses, zero, zero, payload) + rng.normal(0.0, 0.01, poses.shape)
+    tau = _pin_rnea(robot, poses, zero, zero, payload) + np.random.default_rng(noise).normal(0.0, 0.01, poses.shape)
     return bp.Trajectory(t=np.arange(float(n)), q=poses, tau=tau)
 
 
@@ -193,7 +193,8 @@ def test_identify_payload_keeps_the_robot_the_payload_is_reported_on():
     log = _still_table(ur, PAYLOAD)
     own = identify_payload(ur, log, static=True, still_duration=0)
     assert own.robot is ur
-    carried = identify_payload(cad, log, unloaded=_still_table(ur, None), static=True, still_duration=0, robot=ur)
+    carried = identify_payload(cad, log, unloaded=_still_table(ur, None, noise=6), static=True, still_duration=0,
+                               robot=ur)
     assert carried.robot is ur and abs(carried.mass - PAYLOAD[0]) < 0.02
     with pytest.raises(bp.ArgumentError, match=r"ur5.yaml is not the arm the payload was identified on"):
         own.attach(ROOT / "robots" / "ur5.yaml")
@@ -277,3 +278,55 @@ def test_a_design_within_its_budget_is_the_one_without_a_budget():
     assert budgeted.search.counted == 2
     assert np.array_equal(free.series.coefficients, budgeted.series.coefficients)
     assert (free.search.values, free.search.evaluations) == (budgeted.search.values, budgeted.search.evaluations)
+
+
+# --- 3. the payload carried across the last frames, every mode, against pinocchio ------------------------------------
+
+def _in_wrist_3_link(payload=PAYLOAD):
+    """``payload`` (in ur10e.yaml's last frame, the URDF's tool0) in ur10e_cad.yaml's (the URDF's wrist_3_link), by
+    the URDF's own fixed joint wrist_3_link → tool0 (xyz 0 0.117 0, rpy −π/2 0 0): not the library's arm_relation."""
+    mass, com, inertia = payload
+    c, s = np.cos(-np.pi / 2), np.sin(-np.pi / 2)
+    R = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    return mass, R @ com + np.array([0.0, 0.117, 0.0]), R @ inertia @ R.T
+
+
+def _moving_log(robot, payload, seconds=4.0, dt=0.01, seed=1):
+    """A few sines per joint, pinocchio's torques with ``payload`` on the last link, a little noise."""
+    t = np.arange(0.0, seconds, dt)
+    k = np.arange(1, robot.n_dof + 1)
+    q = 0.4 * np.sin(np.outer(t, 0.7 * k) + k) + 0.3 * np.sin(np.outer(t, 1.9 + 0.3 * k))
+    qd = 0.28 * k * np.cos(np.outer(t, 0.7 * k) + k) + 0.3 * (1.9 + 0.3 * k) * np.cos(np.outer(t, 1.9 + 0.3 * k))
+    qdd = -0.196 * k ** 2 * np.sin(np.outer(t, 0.7 * k) + k) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(
+        np.outer(t, 1.9 + 0.3 * k))
+    tau = _pin_rnea(robot, q, qd, qdd, payload) + np.random.default_rng(seed).normal(0.0, 0.02, q.shape)
+    return bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
+
+
+@pytest.mark.parametrize("mode", ["model", "difference", "static", "static difference"])
+def test_a_payload_reported_in_another_descriptions_last_frame_is_pinocchios_in_every_mode(mode):
+    """identify_payload(model, …, robot=other) was checked against pinocchio in mode 'difference' only (lpay, with a
+    model in other frames than the robot): here the model is the description pinocchio simulated (ur10e.yaml, tool0),
+    the payload reported in ur10e_cad.yaml's wrist_3_link (0.117 m and a quarter turn away), in the modes 'model'
+    (measured − model), 'difference' (loaded − unloaded), 'static' and static with unloaded poses. The wrench fit
+    takes no ``robot`` (refused: it reads no body)."""
+    from baseparam.identification.payload import identify_payload
+
+    ur, cad = bp.load_robot(UR), bp.load_robot(UR_CAD)
+    none = (0.0, np.zeros(3), np.zeros((3, 3)))
+    if mode.startswith("static"):
+        loaded, unloaded = _still_table(ur, PAYLOAD), _still_table(ur, none, noise=6)
+        options = {"static": True, "still_duration": 0}
+    else:
+        loaded, unloaded = _moving_log(ur, PAYLOAD), _moving_log(ur, none, seed=2)
+        options = {"preprocessing": None}
+    result = identify_payload(ur, loaded, unloaded=unloaded if "difference" in mode else None, robot=cad, **options)
+    mass, com, inertia = _in_wrist_3_link()
+    assert result.robot is cad and abs(result.mass - mass) < 0.01 * mass, result.mass
+    assert np.abs(result.com - com).max() < 1e-3, (result.com, com)
+    if not mode.startswith("static"):
+        assert np.abs(result.inertia - inertia).max() < 2e-3, (result.inertia, inertia)
+    # in the robot's own frame the numbers differ by the frame change: the test sees the carry
+    assert np.abs(com - PAYLOAD[1]).max() > 0.05
+    with pytest.raises(bp.SettingsError, match="robot: the wrench fit uses the kinematics alone"):
+        identify_payload(ur, loaded, wrench=np.zeros((len(loaded.t), 6)), robot=cad)
