@@ -208,8 +208,8 @@ SHORT = {"period": 4.0, "harmonics": 3, "rate": 50.0, "limits": LIMITS}
 
 
 def _by_the_solver():
-    """Whether the evaluation under way is SLSQP's (or L-BFGS-B's) own, not the start's bookkeeping of an iterate it
-    returned (its callback) or of the result."""
+    """Whether the evaluation under way is SLSQP's (or L-BFGS-B's) own, not the start's judging of an iterate it
+    returned (its callback)."""
     import sys
 
     frames = []
@@ -248,7 +248,7 @@ def test_an_in_process_design_starts_no_evaluation_past_its_deadline(monkeypatch
     """``design_excitation(workers=1)`` (in this process) checked its deadline at the end of each SLSQP iteration only:
     the iteration under way ran on, its line search's evaluations and all (seconds of a large problem; a pool's worker
     was given up 1 s after the deadline, the caller's own run not). Now none of the solver's evaluations starts past
-    it (what remains past it: the evaluation under way, and the start's own of its last iterate and of its result)."""
+    it (what remains past it: the evaluation under way, and the start's judging of the iterate SLSQP returned)."""
     from baseparam.excitation import _problem, _search
     import baseparam.excitation.design as design
 

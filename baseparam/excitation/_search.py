@@ -110,9 +110,16 @@ def run_start(problem, seed, index, deadline=None, report=None):
     counts = (problem.evaluations, problem.gradient_evaluations)
     x = problem.initial(rng)
     done = 0
-    best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+
+    def judged(y):
+        """(infeasible, criterion value, y, violation): the best point's figures kept with it, for the result not to
+        evaluate them again (past the deadline, an iterate's that a line search left out of the cache: seconds)."""
+        violation = problem.violation(y)
+        return violation > FEASIBLE, problem.value(y), y, violation
+
+    best = judged(x)
     if deadline is not None and time.time() > deadline:     # no time for even one iteration (which, for a large
-        return StartResult(int(index), x, float(best[1]), problem.violation(x), 0, False)   # problem, takes minutes)
+        return StartResult(int(index), x, float(best[1]), best[3], 0, False)   # problem, takes minutes)
     bounds = problem.box()
     constraints = [{"type": "ineq", "fun": _before(deadline, problem.constraints),
                     "jac": _before(deadline, problem.jacobian)}]
@@ -121,7 +128,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
     def step(xk):
         nonlocal done, best
         done += 1
-        candidate = (problem.violation(xk) > FEASIBLE, problem.value(xk), np.array(xk, copy=True))
+        candidate = judged(np.array(xk, copy=True))
         if candidate[:2] < best[:2]:
             best = candidate
         if report is not None:
@@ -138,15 +145,15 @@ def run_start(problem, seed, index, deadline=None, report=None):
                               method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
-            step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+            step_value = judged(x)
             if step_value[:2] < best[:2]:
                 best = step_value
     except _Deadline:
         complete = False
     finally:
         problem.use_criterion()
-    x = best[2]
-    return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete,
+    _, value, x, violation = best
+    return StartResult(int(index), x, float(value), violation, done, complete,
                        problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
