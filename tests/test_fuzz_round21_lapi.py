@@ -331,3 +331,26 @@ def test_a_payload_reported_in_another_descriptions_last_frame_is_pinocchios_in_
     assert np.abs(com - PAYLOAD[1]).max() > 0.05
     with pytest.raises(bp.SettingsError, match="robot: the wrench fit uses the kinematics alone"):
         identify_payload(ur, loaded, wrench=np.zeros((len(loaded.t), 6)), robot=cad)
+
+
+def test_a_budgeted_design_of_long_slsqp_steps_runs_in_a_worker_it_can_give_up(monkeypatch):
+    """A deadline can stop a start only between SLSQP's steps: its subproblem (compiled, no callback) took 13 s of CPU
+    a step on the LWR4+'s 48-harmonic payload design (n ≈ 670 unknowns, m ≈ 8640 constraints), and the in-process
+    search ended 12–17 s past the deadline. Such a problem under a budget runs in a pool of one, which the search
+    gives up 1 s after it; small problems (or no budget) stay in this process."""
+    from types import SimpleNamespace
+
+    from baseparam.excitation import _search
+
+    assert _search.slsqp_step_seconds(SimpleNamespace(size=670, n_constraints=8640)) > 10 * _search.LONG_STEP
+    assert _search.slsqp_step_seconds(SimpleNamespace(size=18, n_constraints=600)) < 1e-2 * _search.LONG_STEP
+    where = []
+    monkeypatch.setattr(_search, "_in_pool", lambda *args: where.append("pool"))
+    monkeypatch.setattr(_search, "_in_this_process", lambda *args: where.append("here"))
+    monkeypatch.setattr(_search, "run_start", lambda problem, seed, index, deadline=None, report=None:
+                        _search.StartResult(index, np.zeros(1), 1.0, 0.0, 0, False))
+    small = SimpleNamespace(size=18, n_constraints=600, criterion="cond")
+    large = SimpleNamespace(size=670, n_constraints=8640, criterion="cond")
+    for problem, budget in ((small, 10.0), (large, None), (large, 10.0)):
+        _search.search(problem, starts=2, seed=0, workers=1, time_budget=budget)
+    assert where == ["here", "here", "pool"]
