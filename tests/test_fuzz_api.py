@@ -805,7 +805,7 @@ def test_identify_floating(floating_logs, which, data, changes):
     method = drawn.get("method", "ols")
     real = touching.contacts
     if contacts in ("missing_link", "named_missing"):
-        contacts = (bp.Contact(3), bp.Contact(99 if contacts == "missing_link" else "nope"))
+        contacts = (bp.Contact(3), bp.Contact(9 if contacts == "missing_link" else "nope"))
     else:
         contacts = {"same": ex.contacts, "none": (), "base": (bp.Contact(0),) * len(real),
                     "object": (object(),) * len(real), "text": "c1", "bool": True}[contacts]

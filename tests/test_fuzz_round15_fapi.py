@@ -119,7 +119,8 @@ def test_symbolic_terms_of_no_base_parameter_index_are_refused_in_one_line(symbo
     """``sym.terms(9)`` of 9 base parameters: the list's bare IndexError (issue 28 named ``terms(999)``); a float or
     None its TypeError, 10**30 "cannot fit 'int' into an index-sized integer"."""
     assert symbolic.rank == 9
-    with pytest.raises(bp.ArgumentError, match=r"^r: expected a base-parameter index from 0 to 8, got "):
+    with pytest.raises(bp.ArgumentError, match=r"^r: expected a base-parameter index from 0 to 8 \(or -9 to -1 from "
+                                               r"the end\), got "):
         symbolic.terms(r)
     assert symbolic.terms(np.int64(8)) == symbolic.terms(8) == symbolic.terms(-1)
 

@@ -527,7 +527,8 @@ def test_bad_arguments_raise_the_library_errors_naming_them(tmp_path):
     from baseparam.excitation.fourier import FourierSeries
     base = bp.find_base_parameters(bp.load_robot(PUMA))
     cases = [
-        (lambda: base.terms(999), bp.ArgumentError, "r: expected a base-parameter index from 0 to 35, got 999"),
+        (lambda: base.terms(999), bp.ArgumentError,
+         r"r: expected a base-parameter index from 0 to 35 \(or -36 to -1 from the end\), got 999"),
         (lambda: base.terms("x"), bp.ArgumentError, "r: "),
         (lambda: FourierSeries(0, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1))), bp.ArgumentError, "period: "),
         (lambda: FourierSeries(1.0, np.zeros(2), np.zeros((3, 1)), np.zeros((2, 1))), bp.ArgumentError, "q0, a, b: "),

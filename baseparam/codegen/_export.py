@@ -112,14 +112,22 @@ C_HEADERS = frozenset("assert complex ctype errno fenv float inttypes iso646 lim
                       "stdarg stdatomic stdbool stddef stdint stdio stdlib stdnoreturn string tgmath threads time "
                       "uchar wchar wctype".split())
 
+# Windows' reserved device names: NAME.json (written for every language) and NAME.h/NAME.c of one of these, in any
+# case and whatever the extension, open the device (CON: the console) there instead of a file
+WINDOWS_DEVICES = frozenset(["con", "prn", "aux", "nul", *(f"{port}{k}" for port in ("com", "lpt") for k in range(10))])
+
 
 def check_prefix(prefix, lang=None):
     """A prefix must be a C identifier not reserved to the implementation (no leading '_'), at most
-    64 characters; for Python also not a keyword."""
+    64 characters, not a Windows device name (``CON``, ``nul``: the files are written as NAME.json, NAME.h); for
+    Python also not a keyword, for C not a C standard header's name."""
     if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
         raise ExportError(f"prefix: {shown(prefix)} is not a valid name: a letter, then letters, digits or '_'")
     if len(prefix) > 64:
         raise ExportError(f"prefix: {len(prefix)} characters; at most 64")
+    if prefix.lower() in WINDOWS_DEVICES:
+        raise ExportError(f"prefix: {shown(prefix)} would write {prefix}.json, and on Windows {prefix} is a device "
+                          "(CON, PRN, AUX, NUL, COM0–COM9, LPT0–LPT9 in any case), not a file; choose another name")
     if lang == "python" and keyword.iskeyword(prefix):
         raise ExportError(f"prefix: {shown(prefix)} is a Python keyword")
     if lang == "c" and prefix.lower() in C_HEADERS:

@@ -20,6 +20,7 @@ import numpy as np
 from .._numbers import beyond_absurd, first_beyond_absurd, is_whole, real_array
 from .._validation import ABSURD, check_instance, check_robot, shown
 from ..errors import ArgumentError, printable
+from ..model.checks import MAX_JOINTS
 from ..model.parameters import ColumnLayout
 from .floating import public_layout
 from .samples import LinkParameters, robot_states
@@ -59,11 +60,12 @@ class Contact:
     def __post_init__(self):
         check_instance(self.name, "contact name", str, "a str")
         label = f"contact {printable(self.name) or shown(self.link)}"
-        # a link number or a joint name (the robot, which bounds the number, is checked by link_index): NaN, a
-        # float or an object would make a contact that fails only where it is used
-        if not isinstance(self.link, str) and (not is_whole(self.link) or self.link < 0):
-            raise ArgumentError(f"{label}: link: expected 0 (the base), a link number ≥ 1 or a joint name, got "
-                                f"{shown(self.link)}")
+        # a link number or a joint name (the robot, which bounds the number further, is checked by link_index):
+        # NaN, a float, an object or a number beyond every robot's links (10**400) would make a contact that fails
+        # only where it is used
+        if not isinstance(self.link, str) and (not is_whole(self.link) or not 0 <= self.link <= MAX_JOINTS):
+            raise ArgumentError(f"{label}: link: expected 0 (the base), a link number from 1 to {MAX_JOINTS} or a "
+                                f"joint name, got {shown(self.link)}")
         p = real_array(f"{label}: position", self.position)
         R = real_array(f"{label}: rotation", self.rotation)
         if p.shape != (3,) or not np.isfinite(p).all() or not (np.abs(p) <= ABSURD).all():

@@ -1,4 +1,5 @@
-"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process).
+"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process, but
+for a time budget on a problem whose SLSQP steps may outlast it by seconds).
 
 Start i begins at a random feasible point drawn from ``numpy.random.default_rng([seed, i])`` and
 runs SLSQP (scipy) through a fixed schedule of criteria. For the condition number that schedule is
@@ -43,6 +44,12 @@ SCHEDULES = {"cond": ((4.0, 0.1, 150), (16.0, 0.025, 150), (64.0, 0.01, 100), (N
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
+# SLSQP's own step (its least-squares subproblem, in compiled code no callback reaches) costs about c·m·n² s for n
+# unknowns and m constraints: measured on the LWR4+'s payload and full designs (one thread), c = 1.3e-9 at n = 105,
+# m = 3360 (0.05 s) up to 5e-9 at n = 497, m = 6480 (8.4 s) and 48 harmonics (n ≈ 670: 13 s). A start in this
+# process cannot stop inside it; a worker process can be given up (GRACE).
+SLSQP_SECONDS = 5e-9
+LONG_STEP = 0.3          # s: a step that may take longer runs, under a time budget, in a worker process
 
 
 def smooth_log_condition(p):
@@ -86,6 +93,22 @@ class _Deadline(Exception):
     pass
 
 
+def _before(deadline, function):
+    """``function``, refusing (:class:`_Deadline`) to start once ``deadline`` (time.time()) has passed: one SLSQP
+    iteration runs several evaluations of the criterion, its gradient, the constraints and their Jacobian (a line
+    search), and a start checked only at its iterations' end ran its current one to the end past the deadline (a
+    large problem's takes seconds; the pool's workers were given up 1 s after it, the caller's own starts not). The
+    numbers are untouched: within the budget it is ``function`` itself."""
+    if deadline is None:
+        return function
+
+    def call(x):
+        if time.time() > deadline:
+            raise _Deadline
+        return function(x)
+    return call
+
+
 def run_start(problem, seed, index, deadline=None, report=None):
     """Run start ``index`` of a design problem (see module docstring); returns a :class:`StartResult`."""
     from scipy.optimize import minimize
@@ -94,17 +117,25 @@ def run_start(problem, seed, index, deadline=None, report=None):
     counts = (problem.evaluations, problem.gradient_evaluations)
     x = problem.initial(rng)
     done = 0
-    best = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+
+    def judged(y):
+        """(infeasible, criterion value, y, violation): the best point's figures kept with it, for the result not to
+        evaluate them again (past the deadline, an iterate's that a line search left out of the cache: seconds)."""
+        violation = problem.violation(y)
+        return violation > FEASIBLE, problem.value(y), y, violation
+
+    best = judged(x)
     if deadline is not None and time.time() > deadline:     # no time for even one iteration (which, for a large
-        return StartResult(int(index), x, float(best[1]), problem.violation(x), 0, False)   # problem, takes minutes)
+        return StartResult(int(index), x, float(best[1]), best[3], 0, False)   # problem, takes minutes)
     bounds = problem.box()
-    constraints = [{"type": "ineq", "fun": problem.constraints, "jac": problem.jacobian}]
+    constraints = [{"type": "ineq", "fun": _before(deadline, problem.constraints),
+                    "jac": _before(deadline, problem.jacobian)}]
     complete = True
 
     def step(xk):
         nonlocal done, best
         done += 1
-        candidate = (problem.violation(xk) > FEASIBLE, problem.value(xk), np.array(xk, copy=True))
+        candidate = judged(np.array(xk, copy=True))
         if candidate[:2] < best[:2]:
             best = candidate
         if report is not None:
@@ -114,33 +145,35 @@ def run_start(problem, seed, index, deadline=None, report=None):
 
     try:
         if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
-            x = _restore(problem, x, bounds, step)    # inconsistent there, so first get within them
+            x = _restore(problem, x, bounds, step, deadline)    # inconsistent there, so first get within them
         for p, width, count in SCHEDULES[problem.criterion]:
             problem.use_criterion(None if p is None else smooth_log_condition(p), width)
-            result = minimize(problem.objective, x, jac=problem.gradient, method="SLSQP", bounds=bounds,
+            result = minimize(_before(deadline, problem.objective), x, jac=_before(deadline, problem.gradient),
+                              method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
-            step_value = (problem.violation(x) > FEASIBLE, problem.value(x), x)
+            step_value = judged(x)
             if step_value[:2] < best[:2]:
                 best = step_value
     except _Deadline:
         complete = False
     finally:
         problem.use_criterion()
-    x = best[2]
-    return StartResult(int(index), x, float(problem.value(x)), problem.violation(x), done, complete,
+    _, value, x, violation = best
+    return StartResult(int(index), x, float(value), violation, done, complete,
                        problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
-def _restore(problem, x, bounds, step, iterations=100):
-    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x."""
+def _restore(problem, x, bounds, step, deadline=None, iterations=100):
+    """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x, each evaluation started before
+    ``deadline`` (:func:`_before`)."""
     from scipy.optimize import minimize
 
     def penalty(y):
         short = np.minimum(problem.constraints(y), 0.0)
         return float(short @ short), 2.0 * (problem.jacobian(y).T @ short)
 
-    result = minimize(penalty, x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
+    result = minimize(_before(deadline, penalty), x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
                       options={"maxiter": iterations})
     return result.x
 
@@ -223,10 +256,10 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    if workers <= 1:
+    if workers <= 1 and (deadline is None or slsqp_step_seconds(problem) <= LONG_STEP):
         _in_this_process(problem, starts, seed, deadline, tick, finished)
-    else:
-        _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+    else:       # a pool of one when SLSQP's steps may outlast the deadline by seconds: the same design, bit for bit
+        _in_pool(problem, starts, seed, max(1, workers), deadline, tick, finished)
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
@@ -238,6 +271,12 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin,
                          counted < starts)
+
+
+def slsqp_step_seconds(problem):
+    """An upper estimate of the seconds one SLSQP step (its subproblem, uninterruptible) takes on ``problem``
+    (:data:`SLSQP_SECONDS`): past a time budget, a start in this process ends only after it."""
+    return SLSQP_SECONDS * problem.n_constraints * float(problem.size) ** 2
 
 
 def _in_this_process(problem, starts, seed, deadline, tick, finished):

@@ -34,7 +34,7 @@ from ._search import default_starts, search
 from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
-from .fourier import FourierSeries, Samples
+from .fourier import FourierSeries, Samples, sample_count
 from .limits import MotionLimits, motion_limits
 from .report import design_report, summary_text
 
@@ -251,8 +251,10 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
     workers : int, default 1
         Worker processes running starts in parallel: 1 (the default) runs them one after the other in
-        this process (on one BLAS thread, as a worker); -1 starts one per usable core (as scikit-learn's
-        ``n_jobs``). ``None`` means 1.
+        this process (on one BLAS thread, as a worker) — in one worker process with a ``time_budget`` when one
+        SLSQP step may take over 0.3 s (about 24 harmonics of a 7-joint arm and up), which the search stops 1 s
+        past the budget at most, where this process would finish the step; -1 starts one per usable core (as
+        scikit-learn's ``n_jobs``). ``None`` means 1.
         The design does not depend on it (see :class:`SearchSummary`).
     time_budget : float, optional
         Seconds, at most 10⁹ (31 years: leave it out for none); the search stops there
@@ -528,9 +530,7 @@ def _settings(period, harmonics, rate):
     if not count + 1 <= MAX_SAMPLES:         # before rounding: 1e308 s × 100 Hz is inf, which round() refuses
         raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} samples per period; at "
                             f"most {MAX_SAMPLES} are written")
-    if abs(count - round(count)) > 1e-9 * max(1.0, count):
-        raise ArgumentError(f"rate: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number "
-                            "of samples")
+    sample_count(period, rate)
     per_cycle = rate * period / harmonics
     if per_cycle < MIN_SAMPLES_PER_CYCLE:
         lowest = MIN_SAMPLES_PER_CYCLE * harmonics / period

@@ -122,6 +122,17 @@ class Samples(Trajectory):
         return f"Samples(n_samples={len(self.t)}, n_dof={self.q.shape[1]}, t=[{self.t[0]:g}, {self.t[-1]:g}] s)"
 
 
+def sample_count(period, rate, name="rate", error=ArgumentError) -> int:
+    """The samples per period of a series sampled at ``rate`` Hz, round(T·rate), when T·rate is whole (to 10⁻⁹
+    relative): else the samples 0, 1/rate, … would either run past T or stop short of it, and the end taken as T
+    (at rest) would not be. The one rule of the design's rate and of a series' samples."""
+    count = period * rate
+    if not (math.isfinite(count) and abs(count - round(count)) <= 1e-9 * max(1.0, count)):     # (round(inf) raises)
+        raise error(f"{name}: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number of "
+                    "samples")
+    return int(round(count))
+
+
 def _check_size(shape, name, error=ArgumentError):
     """Refuse a series of more joints or harmonics than any robot or design has, by its shape (n_dof, K)."""
     if len(shape) == 2 and (shape[0] > MAX_JOINTS or shape[1] > MAX_SERIES_HARMONICS):
@@ -201,7 +212,8 @@ class FourierSeries:
         return B[0] @ theta, B[1] @ theta, B[2] @ theta
 
     def times(self, rate):
-        """Sample times 0, 1/rate, …, T (both ends included), shape (round(T·rate) + 1,)."""
+        """Sample times 0, 1/rate, …, T (both ends included), shape (T·rate + 1,); T·rate must be a whole number
+        (:func:`sample_count`)."""
         rate = check_number(rate, "rate", low=0, strict=True, expected="a rate > 0 in Hz")
         count = self.period * rate
         # per sample: the basis (3 (2K + 1)), its phases, sines, cosines and their scaled copies (6 K), q, q̇, q̈
@@ -210,11 +222,11 @@ class FourierSeries:
         check_memory(8 * (count + 1) * floats, lambda need, allowed: f"rate: {count:.3g} samples of "
                      f"{self.period:g} s at {rate:g} Hz would need about {need} of memory, more than the {allowed} "
                      "available")
-        count = int(round(count))
-        return np.arange(count + 1) / float(rate)
+        # T·rate not whole ran past T (1 s at 2.7 Hz ended at 1.11 s) or, below 1/(2T), gave the start alone
+        return np.arange(sample_count(self.period, rate) + 1) / float(rate)
 
     def sample(self, rate):
-        """:class:`Samples` at ``rate`` Hz from t = 0 to t = T inclusive.
+        """:class:`Samples` at ``rate`` Hz from t = 0 to t = T inclusive (T·rate a whole number).
 
         A series at rest (Σ a_l = 0, Σ l·b_l = 0, to round-off) has q̇ and q̈ of exactly zero in the
         first and last samples: the series gives them only to round-off, whose sign would otherwise

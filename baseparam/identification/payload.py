@@ -28,7 +28,7 @@ from .._checks import counted, is_file_name
 from .._warnings import warn
 from .._validation import (check_field_kinds, check_field_shapes, check_finite_fields, check_instance, check_option,
                            check_samples, float_fields)
-from ..errors import ArgumentTypeError, DataError, DataWarning, SettingsError
+from ..errors import ArgumentError, ArgumentTypeError, DataError, DataWarning, SettingsError, printable
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters, described_parameters
@@ -81,6 +81,11 @@ class PayloadResult:
         Mode 'static': cond of the still poses' gravity columns SX SY SZ M, scaled to unit norm.
     poses : ndarray, shape (P, n_dof), or None
         Mode 'static': the still poses found (averaged positions).
+    robot : Robot or None
+        The robot whose last link frame the payload is in (:func:`identify_payload`'s ``robot``, else its model's):
+        :meth:`attach` and :meth:`robot_text` refuse another robot or arm, and carry the payload into the last link
+        frame of a description of this arm that places it otherwise. None (a result built by hand): taken on the
+        caller's word.
 
     Notes
     -----
@@ -104,6 +109,7 @@ class PayloadResult:
     rmse: np.ndarray
     condition_number: Optional[float] = None
     poses: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
+    robot: Optional[Robot] = dataclasses.field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         # built by hand (the class is exported): attach, robot_text and to_vendor would carry a NaN estimate into
@@ -117,7 +123,7 @@ class PayloadResult:
         check_field_kinds(self, {"mass": number, "mass_std": number, "condition_number": ((Real, None), "a number or "
                                                                                            "None"),
                                  "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
-                                 "mode": (str, "a str")})
+                                 "mode": (str, "a str"), "robot": ((Robot, None), "a bp.Robot or None")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
         if self.mass <= 0:
             # no mass: no centre (com is then 0) nor inertia about it, not known to be 0 ± 0 — for every fit (the
@@ -272,17 +278,43 @@ class PayloadResult:
         DataError
             When the data do not determine the mass or do not tell it from none (:attr:`mass_detected`): its centre
             of mass and inertia mean nothing.
+        ArgumentError
+            ``robot`` is not the arm of :attr:`robot` (other joints, an axis placed otherwise, gravity). The same arm
+            described with its last link frame placed otherwise (a DH table's and a URDF's) gets the payload carried
+            into that frame.
         """
         reason = self._unattachable()
         if reason is not None:
             raise DataError(f"payload: {reason}: no body to attach")
         if isinstance(robot, Model):
             p = np.array(robot.values(), dtype=float)
-            body = payload_body(robot.robot, float(self.mass), np.asarray(self.com, float),
-                                np.asarray(self.inertia, float))
+            body = payload_body(robot.robot, *self._carried(robot.robot))
             p[ColumnLayout(robot.robot, robot.parameters).link_columns[-1]] += body_parameters(body, robot.parameters)
             return robot.with_parameters(p)
-        return with_payload(load_robot(robot) if is_file_name(robot) else robot, self.mass, self.com, self.inertia)
+        robot = load_robot(robot) if is_file_name(robot) else robot
+        return with_payload(robot, *self._carried(robot))
+
+    def _carried(self, robot):
+        """Mass, centre of mass and inertia about it in the last link frame of ``robot``: :attr:`robot`'s arm (else
+        ArgumentError), across the constant transform between their last link frames (none when they agree to
+        1e-9 m). ``attach(another_robot)`` put the numbers of one frame into another robot's last link unchecked."""
+        mass, com, inertia = float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float)
+        if self.robot is None or robot is self.robot:
+            return mass, com, inertia
+        from ..model.dh_equivalent import TOLERANCE, arm_relation
+
+        robot = require_robot(robot)
+        own, other = (printable(r.source_file or r.name) for r in (self.robot, robot))
+        kinds = ["".join(j.type[0].upper() for j in r.joints) for r in (self.robot, robot)]
+        differs, last = (f"its joints ({kinds[1]} for {kinds[0]})", None) if kinds[0] != kinds[1] else \
+            arm_relation(self.robot, robot)         # last: self.robot's last link frame in robot's
+        if differs is not None:
+            raise ArgumentError(f"robot: {other} is not the arm the payload was identified on ({own}): {differs} "
+                                "differs (the payload is in the frame of that arm's last link)")
+        if np.abs(last - np.eye(4)).max() <= TOLERANCE:
+            return mass, com, inertia
+        R = last[:3, :3]
+        return mass, R @ com + last[:3, 3], R @ inertia @ R.T
 
     def robot_text(self, robot, fmt):
         """The description of ``robot`` with this payload, as the other commands read it.
@@ -308,7 +340,7 @@ class PayloadResult:
         if fmt == "yaml":
             return robot_to_yaml(attached)
         if robot.from_urdf_text:
-            return urdf_with_payload(robot, self.mass, self.com, self.inertia)
+            return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
         bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
@@ -555,7 +587,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         from .payload_wrench import identify_from_wrench
         return _reported(PayloadResult(**identify_from_wrench(robot, _as_trajectories(loaded, "loaded", robot), wrench,
                                                               sensor=sensor, preprocessing=settings,
-                                                              bias=bool(wrench_bias))))
+                                                              bias=bool(wrench_bias)), robot=robot))
     if sensor is not None or wrench_bias:
         raise SettingsError(f"{'sensor' if sensor is not None else 'wrench_bias'}: goes with wrench")
     if friction and static:     # taken and ignored before: still poses feel no friction
@@ -568,7 +600,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if static:
         return _reported(PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                          None if unloaded is None else raw(unloaded, "unloaded"),
-                                                         still_tolerance, still_duration, carry)))
+                                                         still_tolerance, still_duration, carry),
+                                       robot=robot if reported is None else reported))
 
     def prepared(data, what):
         out = []
@@ -622,7 +655,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         for j in range(n):
             F[:, j, 3 * j:3 * j + 3] = E[:, j]
     return _reported(PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
-                                   mode="model" if unloaded is None else "difference", n_samples=S))
+                                   mode="model" if unloaded is None else "difference", n_samples=S,
+                                   robot=robot if reported is None else reported))
 
 
 def _reported(result):

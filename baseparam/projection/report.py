@@ -25,7 +25,7 @@ def base_index(r, rank: int) -> int:
     """Base parameter ``r`` of a base set of ``rank``: a whole number from 0 to rank − 1, or negative from the end
     (as a sequence's index), as int; else one ArgumentError line (a float, a str or an array were bare errors)."""
     return check_number(r, "r", low=-rank, high=rank - 1, integer=True,
-                        expected=f"a base-parameter index from 0 to {rank - 1}")
+                        expected=f"a base-parameter index from 0 to {rank - 1} (or {-rank} to -1 from the end)")
 
 
 def format_number(v) -> str:
