@@ -51,3 +51,25 @@ def test_a_floating_bag_within_the_bounds_is_read_as_written(tmp_path):
     np.testing.assert_array_equal(traj.q[:, :7], q[:, :7])
     np.testing.assert_array_equal(traj.qd[:, :6], qd[:, :6])
     np.testing.assert_array_equal(traj.wrenches[:, 0], w)
+
+
+@pytest.mark.parametrize("ext", [".npz", ".parquet"])
+def test_a_floating_log_of_no_rows_with_contacts_is_a_data_error(tmp_path, ext):
+    """A floating-base log with its wrenches' columns but no rows was numpy's bare "ValueError: cannot reshape array of
+    size 0 into shape (0,newaxis)" (floating_logs._refuse_absurd's reshape(len(wrenches), -1)), which the command line
+    took for a bug; it is now the readers' own 'only 0 samples', as without contacts (a CSV's header alone is refused
+    before: no data lines)."""
+    robot = bp.load_robot(SPACE)
+    n_q, n_v = robot.n_dof + 7, robot.n_dof + 6
+    path = tmp_path / f"empty{ext}"
+    if ext == ".npz":
+        np.savez(path, t=np.zeros(0), q=np.zeros((0, n_q)), qd=np.zeros((0, n_v)), wrenches=np.zeros((0, 1, 6)))
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        lists = pa.list_(pa.float64())
+        pq.write_table(pa.table({"t": pa.array([], pa.float64()), "q": pa.array([], lists), "qd": pa.array([], lists),
+                                 "wrenches": pa.array([], lists)}), path)
+    with pytest.raises(bp.DataError) as info:
+        bp.read_trajectory(path, robot=robot, contacts=["c1"])
+    assert "0 samples" in str(info.value), str(info.value)
