@@ -33,12 +33,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import counted
+from .._numbers import ABSURD
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
                      shown_contents, topics_listed)
+from ._record import ABSURD_BOUNDS, absurd, beyond_bounds
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
 BASE_TYPES = {"nav_msgs/Odometry": "odometry", "geometry_msgs/PoseStamped": "pose"}
@@ -86,6 +88,28 @@ _VALUES = {
 }
 
 
+def _fields(prefix, names, bound):
+    return [(f"{prefix}.{name}", bound) for name in names]
+
+
+# each of _VALUES' columns: its field in the message and its bound, as the other floating-base readers bound a log's
+# values (floating_logs._refuse_absurd): the base position as the fit bounds states, a quaternion by its norm's
+# check, a twist or rate as q̇, a specific force as q̈, a wrench as τ; the IMU's three given-flags unbounded
+_XYZ = ("x", "y", "z")
+_BOUNDS = {
+    "odometry": (_fields("pose.pose.position", _XYZ, ABSURD) + _fields("pose.pose.orientation", "xyzw", np.inf)
+                 + _fields("twist.twist.linear", _XYZ, ABSURD_BOUNDS["qd"])
+                 + _fields("twist.twist.angular", _XYZ, ABSURD_BOUNDS["qd"])),
+    "pose": _fields("pose.position", _XYZ, ABSURD) + _fields("pose.orientation", "xyzw", np.inf),
+    "wrench": (_fields("wrench.force", _XYZ, ABSURD_BOUNDS["tau"])
+               + _fields("wrench.torque", _XYZ, ABSURD_BOUNDS["tau"])),
+    "imu": (_fields("orientation", "xyzw", np.inf) + _fields("angular_velocity", _XYZ, ABSURD_BOUNDS["qd"])
+            + _fields("linear_acceleration", _XYZ, ABSURD_BOUNDS["qdd"])
+            + [(f"{name}_covariance[0]", np.inf) for name in ("orientation", "angular_velocity",
+                                                               "linear_acceleration")]),
+}
+
+
 def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robot=None, frames=None):
     """(times (M,), values (M, k), message indices (M,)) of a base or wrench topic on the chosen clock, its
     messages deserialized by rosbags one at a time; a damaged one refused in one line. ``imu_base``: the IMU topic
@@ -128,6 +152,12 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
+    # bounded as a CSV, NPZ or Parquet floating-base log is: a wrench, base position or twist of 1e300 was read
+    rows, columns = beyond_bounds(values, np.array([bound for _, bound in _BOUNDS[kind]]))
+    if rows.size:
+        field, bound = _BOUNDS[kind][columns[0]]
+        raise DataError(f"{source}: topic {topic}: message {order[rows[0]]}: {field}: "
+                        f"{absurd(values[rows[0], columns[0]], bound)}")
     if frames is not None or kind == "wrench":
         frame_ids = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
     if frames is not None:

@@ -468,7 +468,7 @@ def _refuse_absurd(label, arrays, wrenches, at):
             bound[:3] = ABSURD
             bound[3:7] = np.inf         # the base quaternion: its norm's check says what is wrong with it
     if wrenches is not None:
-        flat = wrenches.reshape(len(wrenches), -1)
+        flat = wrenches.reshape(len(wrenches), 6 * wrenches.shape[1])      # -1 fails a log of no rows
         fields.append(("w", flat, np.full(flat.shape[1], ABSURD_BOUNDS["tau"])))
     for finite in (True, False):        # a NaN anywhere is said before a huge value elsewhere
         for name, arr, bound in fields:
