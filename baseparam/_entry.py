@@ -186,7 +186,7 @@ def _stop_workers():
 
 def _force(signum):
     """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
-    errors.logs_silenced()      # the line said below is the run's last
+    errors.silence_logs()      # the line said below is the run's last
     if not _remove_temporaries():       # the signal came after the run's end, its outputs final: it succeeded
         os._exit(0)
     _stop_workers()

@@ -24,7 +24,7 @@ import warnings
 
 import click
 
-from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, logs_silenced, printable,
+from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, silence_logs, printable,
                      resource_exhausted)
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
@@ -412,7 +412,7 @@ def _stopped(message, status):
     # ending the run at the same moment (a second signal under load), and says it under the same lock
     say_once = getattr(sys.modules.get("baseparam._entry"), "say_once", lambda write: write())
     say_once(lambda: click.echo(f"baseparam: {message}", err=True))
-    logs_silenced()
+    silence_logs()
     # os._exit skips atexit, where matplotlib's temporary folder is removed (--plot) and multiprocessing unlinks
     # the semaphores of a worker pool (excite --workers): without this its resource tracker reports them "leaked"
     # after we have gone

@@ -107,7 +107,7 @@ def threads_exhausted(blas=False):
             + ("; or give OPENBLAS_NUM_THREADS=1 for fewer BLAS threads" if blas else "") + ")")
 
 
-def logs_silenced():
+def silence_logs():
     """No library logs a line after the run's last one (its one line of error or stop), from now to the process's
     end: a Ctrl-C while a local Dask cluster started its workers (`identify --scheduler local`) was followed by
     asyncio's "Task exception was never retrieved … RuntimeError: Nanny failed to start worker process", 21 lines of
