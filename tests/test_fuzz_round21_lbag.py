@@ -155,3 +155,52 @@ def test_bounded_field_shown_with_its_bound(tmp_path, change, said):
     with pytest.raises(bp.DataError, match="not the standard one") as caught:
         bp.read_trajectory(_mcap_with_definition(tmp_path / "log.mcap", JOINT_STATE_MSGDEF.replace(*change)))
     assert said in str(caught.value)
+
+
+def test_urdf_write_back_leaves_no_second_inertial(tmp_path):
+    """A link with two <inertial> elements (URDF readers, urdfdom's and this one's, read the first): the write-back
+    rewrote or removed only the first, so a fixed link whose mass went into its moving link kept its second
+    <inertial>, which the next reader took for the link's body (its mass counted twice), and a moving link kept a
+    stale second body. Now each such link has no second <inertial>: pinocchio (urdfdom) on the written file is the
+    robot with the fitted bodies."""
+    import dataclasses
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    pin = pytest.importorskip("pinocchio")
+    from baseparam.model.urdf_update import updated_urdf
+    from test_urdf import pin_model, pin_state
+    from test_urdf_update import EXPORTED, stripped
+
+    second = ('\n    <inertial><origin xyz="0.03 0 0"/><mass value="{}"/>'
+              '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial>')
+    text = EXPORTED
+    for link, mass in (("arm", 7.0), ("tool", 3.0)):         # after the first inertial of each
+        head = text.index(f'<link name="{link}">')
+        at = text.index("</inertial>", head) + len("</inertial>")
+        text = text[:at] + second.format(mass) + text[at:]
+    source = tmp_path / "two_inertials.urdf"
+    source.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.load_robot(source, tip="tool", exact_angles=False)
+    assert robot.joints[0].inertia.mass == 2.0               # the first of arm's two, as urdfdom reads
+    bodies = [(j.inertia.mass * 0.5, np.asarray(j.inertia.com), np.asarray(j.inertia.inertia) * 0.5)
+              for j in robot.joints]                         # the wrist's fixed links' inertials given up
+    written = updated_urdf(robot, bodies)
+    assert stripped(written) == stripped(text)
+    tree = ET.fromstring(written)
+    assert [len(tree.findall(f"link[@name='{link}']/inertial")) for link in ("arm", "tool")] == [1, 0]
+    path = tmp_path / "written.urdf"
+    path.write_text(written)
+    model = pin_model(path, robot)
+    data = model.createData()
+    truth = dataclasses.replace(robot, joints=tuple(
+        dataclasses.replace(j, inertia=bp.Inertia(*b, as_written=True)) for j, b in zip(robot.joints, bodies)))
+    rng = np.random.default_rng(3)
+    q, qd, qdd = (rng.uniform(-2, 2, (4, 3)) for _ in range(3))
+    tau = bp.inverse_dynamics(truth, bp.standard_parameters(truth), q, qd, qdd)
+    for s in range(4):
+        qp, vp, ap, order = pin_state(model, robot, q[s], qd[s], qdd[s])
+        np.testing.assert_allclose(pin.rnea(model, data, qp, vp, ap)[order], tau[s], rtol=0,
+                                   atol=1e-10 * np.abs(tau[s]).max())
