@@ -204,3 +204,61 @@ def test_urdf_write_back_leaves_no_second_inertial(tmp_path):
         qp, vp, ap, order = pin_state(model, robot, q[s], qd[s], qdd[s])
         np.testing.assert_allclose(pin.rnea(model, data, qp, vp, ap)[order], tau[s], rtol=0,
                                    atol=1e-10 * np.abs(tau[s]).max())
+
+
+def _exported_in(tmp_path, encoding, declared, mark=b""):
+    """test_urdf_update's CAD-exporter URDF with non-ASCII names and comments, saved in ``encoding`` and declaring
+    ``declared``."""
+    from test_urdf_update import EXPORTED
+
+    text = (EXPORTED.replace('encoding="utf-8"', f'encoding="{declared}"')
+            .replace('<robot name="exported_arm"', '<robot name="bras_exporté"')
+            .replace("vendor comment kept", "commentaire d'été kept").replace('"forearm"', '"avant-bras_é"'))
+    path = tmp_path / f"arm_{encoding}.urdf"
+    path.write_bytes(mark + text.encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize("encoding, declared, mark", [
+    ("utf-16-le", "UTF-16", b"\xff\xfe"), ("utf-16-be", "UTF-16", b"\xfe\xff"), ("utf-16-le", "UTF-16", b""),
+    ("utf-32-le", "UTF-32", b"\xff\xfe\x00\x00"), ("iso-8859-1", "ISO-8859-1", b""),
+    ("cp1252", "windows-1252", b""),
+])
+def test_urdf_in_the_encoding_its_mark_or_declaration_says_read(tmp_path, encoding, declared, mark):
+    """A URDF in UTF-16/32 or declaring ISO-8859-1 (which XML parsers read, by the byte-order mark or the XML
+    declaration) was refused as 'not UTF-8 text': it is the same robot as the file in UTF-8, names and all; its text
+    now declares UTF-8, the encoding the write-back writes it in, so the URDF written back reads with its names."""
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    from baseparam.model.urdf_update import updated_urdf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = bp.load_robot(_exported_in(tmp_path, "utf-8", "utf-8"), tip="tool", exact_angles=False)
+        robot = bp.load_robot(_exported_in(tmp_path, encoding, declared, mark), tip="tool", exact_angles=False)
+    assert robot.name == "bras_exporté" and robot.signature() == reference.signature()
+    assert [j.name for j in robot.joints] == [j.name for j in reference.joints]
+    assert robot.source.startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    written = tmp_path / "written.urdf"
+    written.write_bytes(updated_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia)
+                                             for j in robot.joints]).encode("utf-8"))
+    tree = ET.parse(written).getroot()              # expat, by the declaration
+    assert tree.get("name") == "bras_exporté" and tree.find("link[@name='avant-bras_é']") is not None
+
+
+@pytest.mark.parametrize("data, said", [
+    (b'<?xml version="1.0" encoding="UTF-16"?>\n<robot name="r"/>', "names encoding 'UTF-16', but the file is not "
+                                                                    "written in it"),
+    (b'<?xml version="1.0" encoding="klingon-1"?>\n<robot name="r"/>', "names encoding 'klingon-1', which is not"),
+    (b'<?xml version="1.0" encoding="UTF-8"?>\n<robot name="\xe9"/>', "line 2: not UTF-8 text (byte 0xe9 at offset "
+                                                                       "52)"),
+    (b'<?xml version="1.0" encoding="shift_jis"?>\n<robot name="\x81"/>', "line 2: not shift_jis text (byte 0x81"),
+])
+def test_urdf_bytes_not_in_their_encoding_refused_in_one_line(tmp_path, data, said):
+    """Only bytes that do not decode in the encoding the file says (or UTF-8) are refused, in one line naming it."""
+    path = tmp_path / "r.urdf"
+    path.write_bytes(data)
+    with pytest.raises(bp.RobotDescriptionError) as caught:
+        bp.load_robot(path)
+    assert said in str(caught.value) and str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
