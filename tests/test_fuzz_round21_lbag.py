@@ -262,3 +262,52 @@ def test_urdf_bytes_not_in_their_encoding_refused_in_one_line(tmp_path, data, sa
     with pytest.raises(bp.RobotDescriptionError) as caught:
         bp.load_robot(path)
     assert said in str(caught.value) and str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
+
+
+def test_topic_of_a_vendor_type_given_as_ros2idl_read(tmp_path):
+    """``FIELD=TOPIC:PATH`` of a type rosbags' store does not know, whose definition the bag gives as ros2idl
+    (blocks, #include): refused as 'no usable message definition' (only .msg text was parsed); now decoded by it."""
+    from mcap.writer import CompressionType, Writer
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    idl = {"vendor_msgs/msg/Currents": '''// generated from rosidl_adapter/resource/msg.idl.em
+// with input from vendor_msgs/msg/Currents.msg
+// generated code does not contain a copyright notice
+
+#include "std_msgs/msg/Header.idl"
+
+module vendor_msgs {
+  module msg {
+    struct Currents {
+      std_msgs::msg::Header header;
+
+      @verbatim (language="comment", text=
+        "Motor currents, A.")
+      sequence<double> data;
+    };
+  };
+};
+''', "std_msgs/msg/Header": _IDL_FILES["std_msgs/msg/Header"],
+           "builtin_interfaces/msg/Time": _IDL_FILES["builtin_interfaces/msg/Time"]}
+    own = get_typestore(Stores.ROS2_HUMBLE)
+    own.register(get_types_from_msg("std_msgs/Header header\nfloat64[] data\n", "vendor_msgs/msg/Currents"))
+    ts = _typestore()
+    with open(tmp_path / "log.mcap", "wb") as stream:
+        writer = Writer(stream, compression=CompressionType.NONE)
+        writer.start()
+        js = writer.register_channel("/joint_states", "cdr", writer.register_schema(
+            "sensor_msgs/msg/JointState", "ros2msg", JOINT_STATE_MSGDEF.encode()))
+        cur = writer.register_channel("/currents", "cdr", writer.register_schema(
+            "vendor_msgs/msg/Currents", "ros2idl", _ros2idl(idl).encode()))
+        header = own.types["std_msgs/msg/Header"]
+        for k in range(20):
+            t = 10**9 + k * 5_000_000
+            writer.add_message(js, t, ts.serialize_cdr(_message(ts, t, ["a", "b"], [0.1 * k, 0.2], [1.0, 2.0], []),
+                                                       "sensor_msgs/msg/JointState"), t)
+            stamp = own.types["builtin_interfaces/msg/Time"](sec=t // 10**9, nanosec=t % 10**9)
+            values = own.types["vendor_msgs/msg/Currents"](header=header(stamp=stamp, frame_id=""),
+                                                           data=np.array([3.0 + k, 4.0]))
+            writer.add_message(cur, t, own.serialize_cdr(values, "vendor_msgs/msg/Currents"), t)
+        writer.finish()
+    traj = bp.read_trajectory(tmp_path / "log.mcap", columns="current=/currents:data", gains=2.0)
+    assert np.allclose(traj.tau, 2.0 * np.column_stack([3.0 + np.arange(20), np.full(20, 4.0)]))
