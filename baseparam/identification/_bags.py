@@ -39,6 +39,7 @@ section (after its last message) is read whole, with a note and a warning.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -272,18 +273,15 @@ def refuse_foreign_definition(topic, entry, source):
     msgtype, ros1, _, msgdef = entry
     if not msgdef.strip() or _definition_lines(msgdef) in _STANDARD_DEFINITIONS:
         return
-    from rosbags.typesys import Stores, get_types_from_idl, get_types_from_msg, get_typestore
+    from rosbags.typesys import Stores, get_typestore
     store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     name = msgtype if "/msg/" in msgtype else msgtype.replace("/", "/msg/", 1)
     if name not in store.fielddefs:
         return
     try:
-        given = get_types_from_msg(msgdef, name)
-    except Exception:               # rosbags' parser errors: IDL, or a definition it cannot read
-        try:
-            given = get_types_from_idl(msgdef)
-        except Exception:
-            return
+        given = _parsed_definition(msgdef, name)
+    except Exception:               # rosbags' parser errors: a definition it cannot read
+        return
     pending, seen = [name], set()
     while pending:
         kind = pending.pop()
@@ -301,17 +299,46 @@ def refuse_foreign_definition(topic, entry, source):
         pending += [node[1] for _, node in ours if node[0] == 2]           # Nodetype.NAME: a nested message
 
 
+# rosbag2's ``ros2idl`` definitions: each type's IDL file after a line of 80 ``=`` and one ``IDL: pkg/msg/Type``
+_IDL_BLOCK = re.compile(r"^={80}[ \t]*\r?\nIDL: [^\n]*\n", re.MULTILINE)
+_PREPROCESSOR_LINE = re.compile(r"^[ \t]*#[^\n]*$", re.MULTILINE)
+
+
+def _parsed_definition(msgdef, msgtype):
+    """rosbags' parsed types (``{name: (constants, fields)}``) of a definition as a bag carries it: ``.msg`` text
+    (ROS 1, rosbag2's ``ros2msg``) or IDL (``ros2idl``). rosbag2 stores IDL as blocks, one per type in any order,
+    which rosbags' IDL parser does not read as one text: each block is parsed alone, and one it cannot parse left
+    out (its types then count as not given). Raises rosbags' parser errors for a text read as neither."""
+    from rosbags.typesys import get_types_from_idl, get_types_from_msg
+    blocks = _IDL_BLOCK.split(msgdef)
+    if len(blocks) == 1:                # no IDL blocks: .msg text, or a single IDL file
+        try:
+            return get_types_from_msg(msgdef, msgtype)
+        except Exception as not_msg:    # rosbags' parser errors: IDL, or a definition it cannot read
+            try:
+                return get_types_from_idl(_PREPROCESSOR_LINE.sub("", msgdef))
+            except Exception:       # neither: the .msg parser's words, which most bags' definitions are
+                raise not_msg from None
+    given = {}
+    for block in blocks[1:]:            # the text before the first block: nothing (rosbag2 starts with one)
+        try:            # rosidl's files name the others with #include lines, which rosbags' parser refuses
+            given.update(get_types_from_idl(_PREPROCESSOR_LINE.sub("", block)))
+        except Exception:           # rosbags' parser errors: a block it cannot read
+            continue
+    return given
+
+
 def _field_text(field):
     """A field of rosbags' parsed definitions as a .msg line says it: ``float64[] position``."""
     name, node = field
 
     def kind(node):
-        if node[0] == 1:                           # Nodetype.BASE: (type, string bound)
-            return node[1][0]
+        if node[0] == 1:                           # Nodetype.BASE: (type, string bound; 0 for none)
+            return node[1][0] + (f"<={node[1][1]}" if node[1][1] else "")
         if node[0] == 2:                           # Nodetype.NAME
             return node[1]
         inner, count = node[1]                     # Nodetype.ARRAY (3) / SEQUENCE (4): (element, size or bound)
-        return f"{kind(inner)}[{count if node[0] == 3 else ''}]"
+        return f"{kind(inner)}[{count if node[0] == 3 else f'<={count}' if count else ''}]"
     try:
         return printable(f"{kind(node)} {name}")
     except (TypeError, IndexError):                # a node this reading does not know: its name alone
@@ -323,21 +350,21 @@ def deserializer(topic, entry, source):
     bag; an unusable definition is refused in one line. A type rosbags' store knows whose definition in the bag
     differs (another ROS distribution's, a field added) is decoded by the bag's definition alone, not the store's
     layout; one that cannot be is refused in one line."""
-    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    from rosbags.typesys import Stores, get_typestore
     msgtype, ros1, _, msgdef = entry
     try:
         refuse_foreign_definition(topic, entry, source)
     except DataError as refusal:            # the bag's own types, in a store holding only the builtin times
         store = get_typestore(Stores.EMPTY)
         try:
-            store.register(get_types_from_msg(msgdef, msgtype))
+            store.register(_parsed_definition(msgdef, msgtype))
             return store.deserialize_ros1 if ros1 else store.deserialize_cdr
         except Exception:                   # rosbags' errors: a dependency the definition does not carry
             raise refusal from None
     store = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
     if msgtype not in store.types:
         try:
-            store.register(get_types_from_msg(msgdef, msgtype))
+            store.register(_parsed_definition(msgdef, msgtype))
         except Exception as exc:         # rosbags' parser errors: an unusable definition
             raise DataError(f"{source}: topic {topic}: type {msgtype or 'unknown'}: no usable message definition "
                             f"in the bag ({_one_line(exc)})") from None

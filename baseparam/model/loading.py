@@ -25,6 +25,7 @@ from .._validation import (check_angle_tolerance, check_flag, check_input, check
                            check_mimic)
 from ..errors import ArgumentError, RobotDescriptionError, printable
 from ._angles import AngleSnapper, pi_angle
+from ._xml_text import xml_encoding
 from .checks import MAX_JOINTS, SNAP_RADIANS, angle_problem, body_problem, length_problem, problems_message
 from ._fields import _check_keys, _choice, _got, _mapping, _non_negative, _number, _string, _vector
 from ._yaml_text import MAX_BYTES, _decode, _Invalid, _load_yaml, _top_sequence_exceeds
@@ -151,8 +152,13 @@ def load_robot(path, *, root=None, tip=None, exact_angles=True, angle_tolerance=
 
 
 def is_urdf(label: str, data: bytes) -> bool:
-    """A ``.urdf`` file name, or XML text (``<`` first, after a byte-order mark and white space)."""
-    return label.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+    """A ``.urdf`` file name, or XML text (``<`` first, after a byte-order mark and white space; in UTF-16 or
+    UTF-32 too, as :mod:`._xml_text` reads them)."""
+    if label.lower().endswith(".urdf") or data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return True
+    codec, skip, _ = xml_encoding(data[:64])
+    return codec.startswith(("utf-16", "utf-32")) and \
+        data[skip:skip + 64].decode(codec, "replace").lstrip(" \t\r\n").startswith("<")
 
 
 def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_tolerance=SNAP_RADIANS) -> Robot:

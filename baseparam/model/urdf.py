@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import counted, not_utf8, shown
+from .._checks import counted, shown
 from .._validation import (check_angle_tolerance, check_flag, check_instance, check_link_names, check_mimic,
                            comma_list)
 from .._warnings import warn
@@ -38,6 +38,7 @@ from ..errors import (ArgumentError, DescriptionWarning, PhysicalConsistencyWarn
 from .checks import (MAX_ANGLE_RAD, MAX_JOINTS, MAX_LENGTH_M, MAX_MASS_KG, MIN_LENGTH_M, SNAP_RADIANS, body_problem,
                      inertia_problem, problems_message, special_radians)
 from ._angles import AngleSnapper
+from ._xml_text import as_utf8_declared, decoded_xml
 from .joint_model import axis_factors, exact_cos_sin, factor_matrix, origin_factors, product
 from .parameters import moved_body, point_inertia
 from .robot import Inertia, Joint, JointLimits, Origin, Robot
@@ -124,7 +125,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     Parameters
     ----------
     data : bytes or str
-        The URDF (bytes must be UTF-8).
+        The URDF (bytes in the encoding its byte-order mark or XML declaration names; UTF-8 without either).
     label : str
         The file name, for messages.
     root : str, optional
@@ -247,15 +248,16 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
 
 # -- text and XML -----------------------------------------------------------------------------------------
 def _text(data, problems) -> str:
+    """The URDF's text: bytes in the encoding XML parsers read them in (a byte-order mark's, the XML declaration's,
+    else UTF-8), its declaration made to name UTF-8, which the package's writers write it back in."""
     if isinstance(data, str):
-        text = data
+        text = as_utf8_declared(data)
     else:
         if len(data) > MAX_URDF_BYTES:
             problems.fail("", f"file too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
-        try:
-            text = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            problems.fail("", not_utf8(bytes(data), exc))
+        text, problem = decoded_xml(bytes(data))
+        if problem:
+            problems.fail("", problem)
     if len(text) > MAX_URDF_BYTES:
         problems.add("", f"text too large for a robot description (more than {MAX_URDF_BYTES // 2 ** 20} MiB)")
     for declaration in ("<!DOCTYPE", "<!ENTITY"):

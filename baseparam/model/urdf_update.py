@@ -7,7 +7,9 @@ A robot read from a URDF (:func:`~baseparam.model.urdf.parse_urdf`) keeps the fi
 *text surgery* on that source: the character spans of the ``<inertial>`` elements of the links
 concerned, and of the ``<dynamics>`` elements of the moving joints, are replaced (inserted where
 missing); every other byte (names, meshes, materials, limits, joint types, mimic and fixed joints,
-comments, vendor tags, indentation, line ends) stays as written.
+comments, vendor tags, indentation, line ends) stays as written. A link with a second ``<inertial>``
+(which URDF readers, urdfdom's and this package's, leave unread: they take the first) has it removed where its
+first is rewritten or removed, so that no reader takes it for the link's body.
 
 **Links merged into one body.** The data identify only the body as a whole. When the identified
 body less the CAD inertials of the links fixed to the child link is itself a physical body (its
@@ -115,7 +117,8 @@ def link_parts(robot):
 
 def _spans(data: bytes):
     """Byte spans in the file: per top-level link and joint (start, end of its start tag, end, self-closing)
-    and of its direct ``<inertial>``/``<dynamics>`` child (start, end), keyed by (tag, name)."""
+    and of its direct ``<inertial>``/``<dynamics>`` children (start, end): ``child`` the first (the one URDF
+    readers read, urdfdom's and this package's), ``others`` any later ones; keyed by (tag, name)."""
     parser = xml.parsers.expat.ParserCreate()
     found, path = {}, []
 
@@ -125,11 +128,15 @@ def _spans(data: bytes):
         closed = bool(match.group(1))
         path.append((tag, attrs.get("name"), at, match.end(), closed))
         if len(path) == 2 and tag in ("link", "joint"):
-            found[(tag, attrs.get("name"))] = {"start": at, "open_end": match.end(), "closed": closed, "child": None}
+            found[(tag, attrs.get("name"))] = {"start": at, "open_end": match.end(), "closed": closed, "child": None,
+                                              "others": []}
         elif len(path) == 3 and tag in ("inertial", "dynamics") and path[1][0] in ("link", "joint"):
             entry = found[(path[1][0], path[1][1])]
+            span = [at, match.end() if closed else None]
             if entry["child"] is None:
-                entry["child"] = [at, match.end() if closed else None]
+                entry["child"] = span
+            else:
+                entry["others"].append(span)
 
     def end(tag):
         at = parser.CurrentByteIndex
@@ -139,8 +146,9 @@ def _spans(data: bytes):
             found[(tag, name)].update(end=stop, close_start=at)
         elif len(path) == 2 and tag in ("inertial", "dynamics"):
             entry = found[(path[1][0], path[1][1])]
-            if entry["child"] is not None and entry["child"][0] == begin:
-                entry["child"][1] = stop
+            for span in [entry["child"], *entry["others"]]:
+                if span is not None and span[0] == begin:
+                    span[1] = stop
 
     parser.StartElementHandler, parser.EndElementHandler = start, end
     parser.Parse(data, True)
@@ -238,11 +246,17 @@ def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
                         "the whole fit is here (the fit less their inertials is not a body; theirs removed)"))
         written = body_of(remainder) if keep_fixed else (body_of(J) if fixed else bodies[k])
         edits.append(_inertial_edit(data, spans[("link", child)], written, note))
+        # a second <inertial> of a link, which readers leave unread (they take the first): removed, or once the
+        # first is rewritten or removed, a reader could take it for the link's body
+        unread = _comment("baseparam: a second inertial of this link, which URDF readers leave unread (they read "
+                          "the first), removed").encode()
+        edits += [(start, end, unread) for start, end in spans[("link", child)]["others"]]
         if fixed and not keep_fixed:
             for link, _, _ in fixed:
-                span = spans[("link", link)]["child"]
-                edits.append((span[0], span[1], _comment(f"baseparam: this link's mass is in link '{child}', "
-                                                         "identified as one body with it").encode()))
+                removed = _comment(f"baseparam: this link's mass is in link '{child}', identified as one body with "
+                                   "it").encode()
+                span = spans[("link", link)]
+                edits += [(start, end, removed) for start, end in [span["child"], *span["others"]]]
         if friction is not None and friction[k] is not None and any(v is not None for v in friction[k]):
             edits.append(_dynamics_edit(data, spans[("joint", joint_name)], friction[k]))
     out = data

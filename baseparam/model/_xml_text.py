@@ -1,0 +1,75 @@
+"""The text of an XML file's bytes, in the encoding XML parsers take it in (XML 1.0, appendix F).
+
+A byte-order mark says UTF-8, UTF-16 or UTF-32; without one, the first character ``<`` written in UTF-16 or
+UTF-32 says which; otherwise the XML declaration's ``encoding`` (``ISO-8859-1``, ``windows-1252``, …) or, without
+one, UTF-8. Only bytes that do not decode so are refused. The text returned is a ``str``: its declaration, if it
+names an encoding, is made to name UTF-8, the encoding every writer of the package writes the text back in (a file
+written in UTF-8 that still declared ISO-8859-1 would be read back garbled).
+"""
+from __future__ import annotations
+
+import codecs
+import re
+
+from .._checks import not_utf8
+
+# byte-order marks, UTF-32's before UTF-16's (FF FE 00 00 begins as UTF-16LE's FF FE)
+_MARKS = ((codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF8, "utf-8"),
+          (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"))
+# no mark: the first '<' as UTF-32 or UTF-16 write it (expat's reading too; in UTF-8, no '<' has a NUL beside it)
+_UNMARKED = ((b"\x00\x00\x00<", "utf-32-be"), (b"<\x00\x00\x00", "utf-32-le"), (b"\x00<", "utf-16-be"),
+             (b"<\x00", "utf-16-le"))
+_DECLARED = re.compile(r"""<\?xml[ \t\r\n][^>]*?\bencoding[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
+
+
+def xml_encoding(data: bytes):
+    """(codec name, bytes of a byte-order mark to skip, whether the declaration chose it) of an XML file's bytes."""
+    for mark, codec in _MARKS:
+        if data.startswith(mark):
+            return codec, len(mark), False
+    for head, codec in _UNMARKED:
+        if data.startswith(head):
+            return codec, 0, False
+    declared = _DECLARED.match(data[:1024].decode("latin-1"))   # the declaration: ASCII, the file's first bytes
+    return (declared.group(2), 0, True) if declared else ("utf-8", 0, False)
+
+
+def decoded_xml(data: bytes):
+    """``(text, None)``, or ``(None, problem)`` for a one-line message: bytes that do not decode in the file's
+    encoding, or a declared encoding Python does not know or that the file is not written in."""
+    codec, skip, declared = xml_encoding(data)
+    try:
+        info = codecs.lookup(codec)
+    except LookupError:
+        return None, f"its XML declaration names encoding {codec!r}, which is not one known here; save it as UTF-8"
+    if declared and info.name.startswith(("utf-16", "utf-32")):    # declared, but written with 8-bit characters
+        return None, (f"its XML declaration names encoding {codec!r}, but the file is not written in it (no "
+                      "byte-order mark, 8-bit characters); save it as UTF-8")
+    try:
+        text = data[skip:].decode(info.name)
+    except UnicodeDecodeError as exc:
+        if info.name == "utf-8":
+            return None, not_utf8(data, exc)
+        start = exc.start + skip
+        line = data[:start].decode(info.name, "replace").count("\n") + 1      # the line as the file's encoding counts
+        return None, (f"line {line}: not {codec} text (byte 0x{data[start]:02x} at offset "
+                      f"{start}); save the file as UTF-8")
+    if declared and not text.startswith("<?xml"):   # an encoding that does not keep ASCII as ASCII (EBCDIC)
+        return None, f"its XML declaration names encoding {codec!r}, which it is not written in; save it as UTF-8"
+    return as_utf8_declared(text), None
+
+
+def as_utf8_declared(text: str) -> str:
+    """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8."""
+    declared = _DECLARED.match(text)
+    if declared is None or _codec_name(declared.group(2)) == "utf-8":
+        return text
+    return text[:declared.start(2)] + "UTF-8" + text[declared.end(2):]
+
+
+def _codec_name(codec: str):
+    """Python's name of an encoding's codec, or None for one it does not know."""
+    try:
+        return codecs.lookup(codec).name
+    except LookupError:
+        return None
