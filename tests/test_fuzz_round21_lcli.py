@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -36,3 +37,76 @@ def test_a_non_ascii_file_name_under_the_c_locale_is_said_with_the_bytes_typed(t
     assert run.returncode == 2, run.stderr
     # click writes UTF-8 to a stream Python thinks ASCII: the name's own bytes, where it was "\udcc3\udca9t…"
     assert run.stderr == b"baseparam: " + name + b": cannot read: No such file or directory\n"
+
+
+# --- 2. a stopped `identify --scheduler local` ends at once: its workers killed before the cluster's close ---
+
+class _Worker:
+    """A nanny's worker process as distributed.nanny.WorkerProcess shows it (is_alive, pid): here a real child
+    process, busy for a few seconds as a worker in a log's reduction is."""
+
+    def __init__(self):
+        self.child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(4)"])
+        self.pid = self.child.pid
+
+    def is_alive(self):
+        return self.child.poll() is None
+
+
+class _Cluster:
+    """A LocalCluster whose close, as Dask's, waits for its workers' processes to end (a worker finishes its task
+    first); it records how each ended."""
+    made = []
+
+    def __init__(self, **options):
+        self.workers = {k: type("Nanny", (), {"process": _Worker()})() for k in range(options["n_workers"])}
+        self.ended = None
+        _Cluster.made.append(self)
+
+    def close(self):
+        self.ended = [nanny.process.child.wait(timeout=60) for nanny in self.workers.values()]
+
+
+class _Client:
+    """A client on which the run is stopped (Ctrl-C) while it waits for the logs' results."""
+
+    def __init__(self, address, timeout):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def scatter(self, data, broadcast):
+        return data
+
+    def submit(self, *args, **kwargs):
+        return None
+
+
+def _stopped_while_waiting(futures):
+    raise KeyboardInterrupt
+
+
+@posix
+def test_a_local_cluster_left_by_a_stop_has_its_workers_killed_before_its_close(monkeypatch):
+    """Ctrl-C or SIGTERM to `identify --scheduler local`: the cluster's close waited for each worker to finish the log
+    it was reducing, and the command line's watchdog ended the run 3 s after the signal (2–3.3 s in 20 runs); the
+    workers are now killed first (the close then takes 0.03 s: 0.05–0.2 s from the signal to the exit). Here the close
+    waits for the workers as Dask's does, and the test checks how they ended, not how long it took."""
+    distributed = pytest.importorskip("distributed")
+    from distributed.nanny import WorkerProcess
+
+    from baseparam.identification import _workers
+    assert callable(WorkerProcess.is_alive) and isinstance(WorkerProcess.pid, property)   # what _Worker stands for
+    _Cluster.made.clear()
+    monkeypatch.setattr(distributed, "LocalCluster", _Cluster)
+    monkeypatch.setattr(distributed, "Client", _Client)
+    monkeypatch.setattr(distributed, "as_completed", _stopped_while_waiting)
+    with pytest.raises(KeyboardInterrupt):
+        _workers.map_logs(["a.csv", "b.csv"], {"reduce": None}, [None, None], workers=2, scheduler="local")
+    [cluster] = _Cluster.made
+    # killed, not ended after their 4 s of work (status 0)
+    assert cluster.ended == [-signal.SIGKILL] * 2
