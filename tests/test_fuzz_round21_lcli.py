@@ -110,3 +110,26 @@ def test_a_local_cluster_left_by_a_stop_has_its_workers_killed_before_its_close(
     [cluster] = _Cluster.made
     # killed, not ended after their 4 s of work (status 0)
     assert cluster.ended == [-signal.SIGKILL] * 2
+
+
+# --- 3. MPLBACKEND named when the backend it chose cannot write the figure's format ---
+
+def test_a_format_the_backend_of_mplbackend_lacks_is_refused_naming_mplbackend(tmp_path, monkeypatch):
+    """`MPLBACKEND=pdf … --plot f.png` was refused "unsupported plot format '.png' (use one of .pdf)": Agg writes
+    .png, and nothing said that the variable chose the backend that does not."""
+    import baseparam as bp
+    from baseparam import _figures
+
+    _figures.pyplot()               # pyplot loaded first, with Agg: the process's backend is not switched below
+    from matplotlib.backends.backend_pdf import FigureCanvasPdf
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    FigureCanvasPdf(figure)         # what MPLBACKEND=pdf gives each figure
+    monkeypatch.setenv("MPLBACKEND", "pdf")
+    with pytest.raises(bp.ArgumentError, match=r"'\.png' \(use one of \.pdf; MPLBACKEND='pdf' chose a backend that "
+                                                r"writes no other: unset it to write with Agg\)$"):
+        _figures.save_figure(figure, tmp_path / "f.png")
+    with pytest.raises(bp.ArgumentError, match=r"'\.xyz' \(use one of \.pdf\)$"):      # a format none writes
+        _figures.save_figure(figure, tmp_path / "f.xyz")
+    assert list(tmp_path.iterdir()) == []
