@@ -133,3 +133,46 @@ def test_a_format_the_backend_of_mplbackend_lacks_is_refused_naming_mplbackend(t
     with pytest.raises(bp.ArgumentError, match=r"'\.xyz' \(use one of \.pdf\)$"):      # a format none writes
         _figures.save_figure(figure, tmp_path / "f.xyz")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- 3. the command line's end reaps multiprocessing's resource tracker (no defunct process left to PID 1) ---
+
+# Runs argv[1:] as a child subreaper (Linux): the processes the run leaves behind are given to this process when it
+# ends, instead of to PID 1; prints how many it got, then reaps them.
+_REAPER = """
+import ctypes, os, subprocess, sys
+if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:          # PR_SET_CHILD_SUBREAPER
+    print("no subreaper"); sys.exit()
+run = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+left = 0
+while True:
+    try:
+        os.waitpid(-1, 0)
+        left += 1
+    except ChildProcessError:
+        break
+print(run.returncode, left, repr(run.stderr))
+"""
+
+# A run that started the tracker (as a pool of workers does), then ends as the entry point ends a run, or as the
+# command line ends a stopped one
+_ENDS = {
+    "finished": "from baseparam import _entry; _entry._end(0)",
+    "stopped": "from baseparam import cli; cli._stopped('interrupted', 130)",
+}
+
+
+@posix
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper (prctl)")
+@pytest.mark.parametrize("end, status", [("finished", 0), ("stopped", 130)])
+def test_the_resource_tracker_of_a_run_with_workers_is_reaped_by_the_run(end, status):
+    """After `excite --workers 2`, `identify --workers 2` or `--scheduler local`, one defunct "python" stayed under
+    PID 1 (which, in a container, may never reap it): multiprocessing's resource tracker, which ends only once the
+    process that started it has. The run now stops it and waits for it before it ends."""
+    script = "from multiprocessing import resource_tracker; resource_tracker.ensure_running(); " + _ENDS[end]
+    run = subprocess.run([sys.executable, "-c", _REAPER, sys.executable, "-c", script], env=ENV, capture_output=True,
+                         text=True, timeout=120)
+    if run.stdout.strip() == "no subreaper":
+        pytest.skip("no child subreaper here")
+    said = "baseparam: interrupted\n" if status else ""
+    assert run.stdout.split(" ", 2) == [str(status), "0", repr(said) + "\n"], run.stdout + run.stderr
