@@ -184,12 +184,21 @@ def _stop_workers():
         pass
 
 
+def _tracker_reaped():
+    """:func:`baseparam._processes.tracker_reaped`, where multiprocessing's tracker was loaded."""
+    if "multiprocessing.resource_tracker" in sys.modules:
+        with contextlib.suppress(Exception):        # (an import failing at the limit of open files)
+            from ._processes import tracker_reaped
+            tracker_reaped()
+
+
 def _force(signum):
     """End the process from the watchdog: the main thread did not (the signal was lost, or it is stuck)."""
     errors.silence_logs()      # the line said below is the run's last
     if not _remove_temporaries():       # the signal came after the run's end, its outputs final: it succeeded
         os._exit(0)
     _stop_workers()
+    _tracker_reaped()
     _remove_temporaries()       # one the main thread claimed meanwhile
     _say(signum, flush=False)
     os._exit(128 + signum)
@@ -335,6 +344,7 @@ def _end(status, signum=None):
         atexit._run_exitfuncs()
     except BaseException:  # noqa: BLE001 — on the way out; the status says what happened
         pass
+    _tracker_reaped()
     _drain()
     if signum is None and (_NOTED or _HEARD):          # after the run, or a signal the run went on after
         signum = (_NOTED or _HEARD)[0]

@@ -93,12 +93,23 @@ def supported_format(path, private=False):
     ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")
-    return _unsupported(f".{ext}", formats) if ext and ext not in formats else None     # no extension: PNG
+    return _unsupported(f".{ext}", formats, ext) if ext and ext not in formats else None     # no extension: PNG
 
 
-def _unsupported(shown_ext, formats):
-    """What is wrong with a figure format matplotlib cannot write (``formats``: the canvas's, by extension)."""
-    return f"unsupported plot format '{shown_ext}' (use one of {', '.join('.' + f for f in sorted(formats))})"
+def _unsupported(shown_ext, formats, ext):
+    """What is wrong with a figure format matplotlib cannot write (``formats``: the canvas's, by extension; ``ext``
+    the format asked for, lower case, no dot). A format that the canvas of the backend MPLBACKEND chose lacks and Agg
+    writes names that variable: ``MPLBACKEND=pdf … --plot f.png`` was refused "use one of .pdf", not saying why."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    text = f"unsupported plot format '{shown_ext}' (use one of {', '.join('.' + f for f in sorted(formats))}"
+    chosen = os.environ.get("MPLBACKEND")
+    if chosen and ext in FigureCanvasBase.get_supported_filetypes():
+        from .errors import printable
+
+        text += (f"; MPLBACKEND={printable(repr(chosen))} chose a backend that writes no other: unset it to write "
+                 "with Agg")
+    return text + ")"
 
 
 def save_figure(fig, path, dpi=110):
@@ -111,7 +122,8 @@ def save_figure(fig, path, dpi=110):
         from .errors import ArgumentError, printable
 
         plt.close(fig)
-        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: {_unsupported(printable(ext), formats)}")
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: "
+                            f"{_unsupported(printable(ext), formats, ext[1:].lower())}")
     try:
         # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
         # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and

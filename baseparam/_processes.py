@@ -187,6 +187,28 @@ def _tracker_running():
         sys.warnoptions.remove(added)
 
 
+def tracker_reaped(wait=1.0):
+    """Stop multiprocessing's resource tracker, if this process started one, and reap it; given at most ``wait``
+    seconds. For the command line's end, after its pools are gone: the tracker ends only when the process that started
+    it has (the end of its pipe), so it was always left to the process's parent, and where that is PID 1 of a container
+    that does not reap, a defunct "python" stayed after every run with workers (excite --workers 2, identify
+    --workers 2 or --scheduler local). It cleans up what is still registered as it ends, as it would after us."""
+    tracking = sys.modules.get("multiprocessing.resource_tracker")
+    tracker = getattr(tracking, "_resource_tracker", None)
+    if getattr(tracker, "_pid", None) is None:          # none started, or a worker's (its parent's)
+        return
+
+    def stop():
+        with contextlib.suppress(Exception):            # best effort on the way out
+            tracker._stop()
+    try:
+        helper = threading.Thread(target=stop, name="baseparam-stop-tracker", daemon=True)
+        helper.start()
+        helper.join(wait)
+    except RuntimeError:        # no new thread: left to our parent, as before
+        pass
+
+
 def deaf_to_interrupts():
     """A worker's initializer, first: Ctrl-C reaches the whole process group and the caller stops the pool; a
     worker's own KeyboardInterrupt would only print its traceback (and EOFError/BrokenPipeError ones of its

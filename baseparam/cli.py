@@ -428,6 +428,8 @@ def _stopped(message, status):
     if mp_util is not None:
         with contextlib.suppress(Exception):
             mp_util._exit_function()
+        from ._processes import tracker_reaped
+        tracker_reaped()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

@@ -27,12 +27,33 @@ array by its shape. Readers refuse a FIFO, a device or a socket before opening i
 (``baseparam._checks.refuse_special``).
 """
 
+import re
+
 
 def printable(text) -> str:
     """``text`` with line breaks and other unprintable characters escaped (a newline as ``\\n``): names and
-    values read from a file go into one-line messages and notes, where a raw newline would forge a line."""
+    values read from a file go into one-line messages and notes, where a raw newline would forge a line.
+
+    A file name's bytes that the file system's encoding could not decode (any non-ASCII byte under ``LC_ALL=C``
+    without UTF-8 mode, a Latin-1 byte under UTF-8) reach Python as surrogates U+DC80–U+DCFF (``surrogateescape``),
+    which were shown as ``\\udcc3\\udca9`` where the user typed ``é``: those bytes are shown as the UTF-8 text they
+    spell (what a terminal showed as the user typed them), a byte that spells none as ``\\xe9``."""
     text = str(text)
-    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    if text.isprintable():
+        return text
+    return "".join(_shown_piece(piece) for piece in _ESCAPED_BYTES.split(text))
+
+
+# a run of the surrogates that Python's surrogateescape decodes the bytes 0x80–0xFF to (kept by split)
+_ESCAPED_BYTES = re.compile("([\udc80-\udcff]+)")
+
+
+def _shown_piece(piece: str) -> str:
+    """A piece of :func:`printable`'s text: a run of surrogate-escaped bytes as the UTF-8 text its bytes spell (a
+    byte that spells none as ``\\xNN``), and then any character not printable escaped."""
+    if piece and "\udc80" <= piece[0] <= "\udcff":
+        piece = bytes(ord(ch) - 0xDC00 for ch in piece).decode("utf-8", "backslashreplace")
+    return piece if piece.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in piece)
 
 
 # dlopen's words for a shared library it could not map: an exhausted address space (`ulimit -v`)

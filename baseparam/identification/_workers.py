@@ -11,6 +11,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -159,6 +160,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                                        dashboard_address=None, silence_logs=logging.CRITICAL,
                                        local_directory=scratch)
             undo.callback(address.close)
+            undo.push(_abandoned_workers_killed(address))
         else:
             address = scheduler
         try:
@@ -190,6 +192,23 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+def _abandoned_workers_killed(cluster):
+    """An exit callback (for ``ExitStack.push``) that, when the block is left by an exception (a log's error, Ctrl-C,
+    SIGTERM), kills the local ``cluster``'s worker processes before its close: the close asks each worker to finish
+    its task first, and a stopped run waited for a log's reduction to end (2–3.3 s, cut short by the command line's
+    watchdog; 0.03 s with the workers gone). Their work is abandoned anyway; the nannies, told to close just after,
+    reap them."""
+    def kill(kind, exc, traceback):
+        if kind is not None:
+            for nanny in list(cluster.workers.values()):
+                worker = getattr(nanny, "process", None)       # a nanny's WorkerProcess, None before it starts one
+                with contextlib.suppress(Exception):            # one already gone (not reaped yet: its pid is ours)
+                    if worker is not None and worker.is_alive() and worker.pid:
+                        os.kill(worker.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        return False
+    return kill
 
 
 # The scratch folders of the local clusters running: removed by the command line's watchdog (baseparam._entry) when it
