@@ -1,0 +1,63 @@
+"""Fuzz round twenty-one (issue 28), readers: what the fzread helper's drivers found, each with a test that fails on
+the code before its fix."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+NAMES = ["shoulder", "elbow", "wrist"]
+
+
+@pytest.fixture(scope="module")
+def named_arm(tmp_path_factory):
+    """The planar 3R arm, its joints named shoulder, elbow, wrist."""
+    text = (ROOT / "robots" / "planar_rrr.yaml").read_text(encoding="utf-8")
+    for name in NAMES:
+        text = text.replace("d: 0}", f"d: 0, name: {name}" + "}", 1)
+    path = tmp_path_factory.mktemp("arm") / "arm.yaml"
+    path.write_text(text, encoding="utf-8")
+    robot = bp.load_robot(path)
+    assert [j.name for j in robot.joints] == NAMES
+    return robot
+
+
+def _log(path, names):
+    """A 3-joint log of 40 samples whose file names its joints ``names`` (in its own way per format)."""
+    t = 1.0 + np.arange(40) * 0.01
+    q = np.column_stack([np.sin(t), np.cos(t), 0.5 * t])
+    if path.suffix == ".npz":
+        np.savez(path, t=t, q=q, qd=q, tau=q, joint_names=np.array(names))
+    elif path.suffix == ".h5":
+        import h5py
+        with h5py.File(path, "w") as h5:
+            for key in ("t", "q", "qd", "tau"):
+                h5[key] = t if key == "t" else q
+            h5["joint_names"] = np.array([name.encode() for name in names])
+    else:
+        rows = "".join(f"{t[k]!r},{q[k, 0]!r},{q[k, 1]!r},{q[k, 2]!r},1,2,3\n" for k in range(t.size))
+        path.write_text(f"# joints: {', '.join(names)}\nt,q1,q2,q3,tau1,tau2,tau3\n{rows}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5", ".csv"])
+@pytest.mark.parametrize("names", [["wrist", "elbow", "base"], ["shoulder", "shoulder", "wrist"],
+                                   ["base", "shoulder", "elbow"]])
+def test_log_naming_a_robot_joint_at_another_place_refused(named_arm, tmp_path, ext, names):
+    """A log read in its columns' order that names one of the robot's joints at another place, among names that are
+    not all the robot's (another joint, or one named twice): only a permutation of the robot's names was refused, so
+    the column the file calls wrist went to the robot's shoulder without a word (exit 0). Refused as a permutation
+    is, in one line naming the file."""
+    path = _log(tmp_path / f"log{ext}", names)
+    with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist") as caught:
+        bp.read_trajectory(path, robot=named_arm)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("names", [["a", "b", "c"], NAMES + ["gripper"]])
+def test_log_naming_other_joints_or_more_after_the_robots_still_read(named_arm, tmp_path, names):
+    """Names none of which is the robot's, or the robot's in its order followed by more: read, as before."""
+    traj = bp.read_trajectory(_log(tmp_path / "log.npz", names), robot=named_arm)
+    assert traj.q.shape == (40, 3)
