@@ -37,7 +37,7 @@ def _log(path, names):
                 h5[key] = t if key == "t" else q
             h5["joint_names"] = np.array([name.encode() for name in names])
     else:
-        rows = "".join(f"{t[k]!r},{q[k, 0]!r},{q[k, 1]!r},{q[k, 2]!r},1,2,3\n" for k in range(t.size))
+        rows = "".join(",".join(map(repr, [float(t[k]), *map(float, q[k])])) + ",1,2,3\n" for k in range(t.size))
         path.write_text(f"# joints: {', '.join(names)}\nt,q1,q2,q3,tau1,tau2,tau3\n{rows}", encoding="utf-8")
     return path
 
@@ -61,3 +61,31 @@ def test_log_naming_other_joints_or_more_after_the_robots_still_read(named_arm, 
     """Names none of which is the robot's, or the robot's in its order followed by more: read, as before."""
     traj = bp.read_trajectory(_log(tmp_path / "log.npz", names), robot=named_arm)
     assert traj.q.shape == (40, 3)
+
+
+@pytest.mark.parametrize("step", [1e-300, 5e-324, 1e-7])
+def test_log_of_an_absurdly_small_time_step_refused_naming_the_file(tmp_path, step):
+    """A log whose times are 1e-300 s apart (a unit gone wrong): the accelerations differentiated from it (1e297) were
+    refused only by the dynamics, as "qdd: absurd value … at sample 0, joint 1" with no file named (identify, payload
+    of several logs: which one?); at a subnormal step numpy's overflow warnings came first (under -W error, blamed on
+    the robot file). A median step below a microsecond is refused as one above 0.5 s is."""
+    t = np.arange(40) * step
+    path = tmp_path / "log.csv"
+    rows = "".join(f"{float(t[k])!r},{float(np.sin(k * 0.1))!r},0.0,{float(np.cos(k * 0.1))!r},0.0,1.0,2.0\n"
+                   for k in range(40))
+    path.write_text("t,q1,q2,qd1,qd2,tau1,tau2\n" + rows, encoding="utf-8")
+    traj = bp.read_trajectory(path)
+    with pytest.raises(bp.DataError, match=rf"field t: median time step {step:.4g} s is implausible .*< 1e-06 s") as c:
+        bp.preprocess(traj, bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
+    assert str(c.value).startswith(str(path)) and "\n" not in str(c.value)
+
+
+def test_rates_derived_beyond_the_dynamics_bound_refused_naming_the_log():
+    """Positions of 1e300 at a plausible step: the velocities and accelerations derived from them were refused by the
+    dynamics with no log named ("qd: absurd value … at sample 0, joint 1"). Now where they are derived, with the log,
+    the field and the step."""
+    t = np.arange(40) * 0.01
+    q = np.column_stack([1e300 * np.sin(t), np.zeros(40)])
+    traj = bp.Trajectory(t, q, np.ones((40, 2)), source="arm-log-7")
+    with pytest.raises(bp.DataError, match=r"^arm-log-7: field qd \(derived from q, time step 0.01 s\): absurd value"):
+        bp.preprocess(traj, bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
