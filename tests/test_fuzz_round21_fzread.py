@@ -12,14 +12,20 @@ NAMES = ["shoulder", "elbow", "wrist"]
 
 
 @pytest.fixture(scope="module")
-def named_arm(tmp_path_factory):
-    """The planar 3R arm, its joints named shoulder, elbow, wrist."""
+def named_arm_file(tmp_path_factory):
+    """The planar 3R arm's description, its joints named shoulder, elbow, wrist."""
     text = (ROOT / "robots" / "planar_rrr.yaml").read_text(encoding="utf-8")
     for name in NAMES:
         text = text.replace("d: 0}", f"d: 0, name: {name}" + "}", 1)
     path = tmp_path_factory.mktemp("arm") / "arm.yaml"
     path.write_text(text, encoding="utf-8")
-    robot = bp.load_robot(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def named_arm(named_arm_file):
+    """The planar 3R arm, its joints named shoulder, elbow, wrist."""
+    robot = bp.load_robot(named_arm_file)
     assert [j.name for j in robot.joints] == NAMES
     return robot
 
@@ -89,3 +95,37 @@ def test_rates_derived_beyond_the_dynamics_bound_refused_naming_the_log():
     traj = bp.Trajectory(t, q, np.ones((40, 2)), source="arm-log-7")
     with pytest.raises(bp.DataError, match=r"^arm-log-7: field qd \(derived from q, time step 0.01 s\): absurd value"):
         bp.preprocess(traj, bp.Preprocessing(cutoff_hz=None, rest_velocity=None))
+
+
+def _bag_of_topics(path, topics, stamps=None):
+    """An MCAP bag (rosbags' writer) of 12 JointState messages per topic of ``topics``, joints shoulder, elbow, wrist;
+    ``stamps`` (12 ints, ns): the messages' header stamps (default 10 ms apart)."""
+    from test_logs import write_bag
+    stamps = [10**9 + k * 10**7 for k in range(12)] if stamps is None else stamps
+    messages = [(10**9 + k * 10**7, stamps[k], NAMES, [0.1 * k, 0.2, 0.3], [1.0] * 3, [2.0] * 3) for k in range(12)]
+    return write_bag(path, "mcap", {topic: messages for topic in topics})
+
+
+def test_a_bags_topics_are_listed_cut_and_counted(tmp_path):
+    """A topic of 200 000 characters, in a bag asked for a topic it does not hold: the message listed every topic in
+    full, 400 kB on one line. Now each name cut as the readers cut a joint's name, and the count."""
+    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 200_000, "/" + "y" * 200_000])
+    with pytest.raises(bp.DataError, match=r"topic /nope: not in the bag \(it has /yyyy.*….*, /zzzz.*…") as caught:
+        bp.read_trajectory(bag, topic="/nope")
+    assert len(str(caught.value)) < 400
+
+
+def test_a_refusal_naming_a_huge_topic_is_a_bounded_line(named_arm_file, tmp_path):
+    """One JointState topic of 200 000 characters whose messages share a stamp: each message about it repeats the
+    topic (here "message 1 (topic /zzz…): …"), and the command line wrote the 200 kB line. Every refusal and warning
+    line is now cut in its middle past 2 000 characters, the file at its start and the problem at its end kept."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+
+    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 200_000], stamps=[10**9] * 12)
+    result = CliRunner().invoke(main, ["identify", str(named_arm_file), str(bag)])
+    lines = result.output.splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and len(lines[0]) <= 2000, (result.exit_code, len(result.output))
+    assert lines[0].startswith(f"baseparam: {bag}: message 1 (topic /zzzz") and "characters left out" in lines[0]
+    assert "duplicate time (1 s, as on message 0)" in lines[0] and lines[0].endswith("and reports them)")
