@@ -129,3 +129,19 @@ def test_a_refusal_naming_a_huge_topic_is_a_bounded_line(named_arm_file, tmp_pat
     assert result.exit_code == 2 and len(lines) == 1 and len(lines[0]) <= 2000, (result.exit_code, len(result.output))
     assert lines[0].startswith(f"baseparam: {bag}: message 1 (topic /zzzz") and "characters left out" in lines[0]
     assert "duplicate time (1 s, as on message 0)" in lines[0] and lines[0].endswith("and reports them)")
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5"])
+def test_joint_names_of_numbers_refused_as_not_text(named_arm, tmp_path, ext):
+    """A ``joint_names`` of three integers was refused as "expected at most 10000 names, got shape (3,) of int64":
+    three is not too many; the names are not text, said so."""
+    path = _log(tmp_path / f"log{ext}", NAMES)
+    if ext == ".npz":
+        np.savez(path, **{**dict(np.load(path)), "joint_names": np.arange(3)})
+    else:
+        import h5py
+        with h5py.File(path, "a") as h5:
+            del h5["joint_names"]
+            h5["joint_names"] = np.arange(3)
+    with pytest.raises(bp.DataError, match=r"key joint_names: expected text \(the joints' names\), got shape \(3,\)"):
+        bp.read_trajectory(path, robot=named_arm)
