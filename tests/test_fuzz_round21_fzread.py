@@ -107,23 +107,23 @@ def _bag_of_topics(path, topics, stamps=None):
 
 
 def test_a_bags_topics_are_listed_cut_and_counted(tmp_path):
-    """A topic of 200 000 characters, in a bag asked for a topic it does not hold: the message listed every topic in
-    full, 400 kB on one line. Now each name cut as the readers cut a joint's name, and the count."""
-    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 200_000, "/" + "y" * 200_000])
+    """Topics of 20 000 characters, in a bag asked for a topic it does not hold: the message listed every topic in
+    full, 40 kB on one line. Now each name cut as the readers cut a joint's name, and the count."""
+    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 20_000, "/" + "y" * 20_000])
     with pytest.raises(bp.DataError, match=r"topic /nope: not in the bag \(it has /yyyy.*….*, /zzzz.*…") as caught:
         bp.read_trajectory(bag, topic="/nope")
     assert len(str(caught.value)) < 400
 
 
 def test_a_refusal_naming_a_huge_topic_is_a_bounded_line(named_arm_file, tmp_path):
-    """One JointState topic of 200 000 characters whose messages share a stamp: each message about it repeats the
-    topic (here "message 1 (topic /zzz…): …"), and the command line wrote the 200 kB line. Every refusal and warning
+    """One JointState topic of 20 000 characters whose messages share a stamp: each message about it repeats the
+    topic (here "message 1 (topic /zzz…): …"), and the command line wrote the 20 kB line. Every refusal and warning
     line is now cut in its middle past 2 000 characters, the file at its start and the problem at its end kept."""
     from click.testing import CliRunner
 
     from baseparam.cli import main
 
-    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 200_000], stamps=[10**9] * 12)
+    bag = _bag_of_topics(tmp_path / "bag", ["/" + "z" * 20_000], stamps=[10**9] * 12)
     result = CliRunner().invoke(main, ["identify", str(named_arm_file), str(bag)])
     lines = result.output.splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and len(lines[0]) <= 2000, (result.exit_code, len(result.output))
