@@ -145,7 +145,7 @@ def _say_warning(text):
     run that did all its work ended with status 2 (bad input, by docs/cli.md) for its warning alone, its outputs
     written, where one with stderr closed (``2>&-``) ends with 0."""
     with contextlib.suppress(OSError):
-        click.echo(text, err=True)
+        click.echo(_bounded(text), err=True)
 
 
 def _warning_text(message):
@@ -478,10 +478,24 @@ class _Path(click.Path):
         return super().convert(value, param, ctx)
 
 
+# The longest line a refusal or a warning is written as: a name read from a file (a bag's topic of 200 000
+# characters, repeated in each message about it) made lines of that size; cut in the middle, the file named at
+# the start and the problem at the end kept
+MAX_LINE_CHARS = 2000
+
+
+def _bounded(line):
+    """``line`` of at most :data:`MAX_LINE_CHARS` characters: a longer one cut in its middle, saying how much."""
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    keep = MAX_LINE_CHARS // 2 - 40
+    return f"{line[:keep]} … ({len(line) - 2 * keep} characters left out) … {line[-keep:]}"
+
+
 def _fail(message, status):
     # the one place a refusal is written: a control character (ESC from a file name, a bag's metadata) would
     # reach the terminal raw, and a line break would forge a line
-    click.echo(f"baseparam: {printable(message)}", err=True)
+    click.echo(_bounded(f"baseparam: {printable(message)}"), err=True)
     sys.exit(status)
 
 

@@ -221,7 +221,7 @@ def npz_joint_names(path, source):
                 # was read in its order, the columns to other joints without a word
                 return _pickled_names(archive, info, where)
             if dtype.kind not in "US" or math.prod(shape) > MAX_COLUMNS:
-                raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
+                raise _not_names(where, shape, dtype, dtype.kind in "US")
             _check_names_size(shape, dtype, where)
             # bytes names ('S', np.savez of encoded names) as text: str() made them "b'joint2'", which named no
             # joint of the robot, and the order check passed a file naming the joints in another order
@@ -397,6 +397,13 @@ def h5_joint_names(path, source):
             raise DataError(f"{where}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
 
 
+def _not_names(where, shape, dtype, text):
+    """The refusal of a ``joint_names`` member or dataset that is not text, or holds too many names (3 integers
+    were refused as "expected at most 10000 names", which they are)."""
+    expected = f"at most {MAX_COLUMNS} names" if text else "text (the joints' names)"
+    return DataError(f"{where}: expected {expected}, got shape {shape} of {dtype}")
+
+
 def _h5_names(shape, dtype, read, where, read_rows=None):
     """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
     checked before ``read()`` reads them; a dataset of a row of names per sample (S, n) read ``read_rows(start,
@@ -425,7 +432,7 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
             first = _first_row_of_names(read_rows(start, start + step), where, start, first)
         return _texts(first)
     if not text or math.prod(shape) > MAX_COLUMNS:
-        raise DataError(f"{where}: expected at most {MAX_COLUMNS} names, got shape {shape} of {dtype}")
+        raise _not_names(where, shape, dtype, text)
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
     names = np.asarray(read(), dtype=object)

@@ -49,8 +49,8 @@ from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
 from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, decode_rows
-from ._columns import (_check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_names,
-                       torque_excluded)
+from ._columns import (SHOWN_NAMES, _check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_name,
+                       shown_names, torque_excluded)
 from .._validation import check_option, comma_list
 from ._record import CLOCKS, MAX_VALUES, _one_line
 from ._rows import _finish, _Table, _time_problems
@@ -188,9 +188,12 @@ def shown_contents(contents):
 
 
 def topics_listed(raw):
-    """A bag's topics and their types, for a one-line message: ``/a (pkg/msg/T), …`` or ``no topics``."""
-    return ", ".join(f"{printable(t)} ({printable(v[0]) or 'unknown type'})" for t, v in sorted(raw.items())) \
-        or "no topics"
+    """A bag's topics and their types, for a one-line message: ``/a (pkg/msg/T), …`` or ``no topics``; each name cut
+    as :func:`~._columns.shown_name` cuts it, the first :data:`~._columns.SHOWN_NAMES` topics and the count (a
+    topic or type of 200 000 characters, or 10 000 topics, made a message of that size)."""
+    listed = [f"{shown_name(t)} ({shown_name(v[0]) if v[0] else 'unknown type'})" for t, v in sorted(raw.items())]
+    more = f", … ({len(listed)} in all)" if len(listed) > SHOWN_NAMES else ""
+    return ", ".join(listed[:SHOWN_NAMES]) + more if listed else "no topics"
 
 
 def _choose_topics(raw, topic, source):
@@ -214,7 +217,8 @@ def _choose_topics(raw, topic, source):
             raise DataError(f"{source}: topic {printable(t) if t else repr(t)}: not in the bag (it has "   # '' shown
                             f"{topics_listed(raw)})")
         if raw[t][0] not in JOINT_STATE:
-            raise DataError(f"{source}: topic {t}: type {raw[t][0] or 'unknown'}; only sensor_msgs/JointState is read")
+            kind = shown_name(raw[t][0]) if raw[t][0] else "unknown"
+            raise DataError(f"{source}: topic {shown_name(t)}: type {kind}; only sensor_msgs/JointState is read")
     return chosen
 
 
@@ -294,7 +298,7 @@ def refuse_foreign_definition(topic, entry, source):
             said = (f"field {differ + 1} is {_field_text(theirs[differ])}" if differ < len(theirs) else
                     f"it ends before field {differ + 1}") + (f", not {_field_text(ours[differ])}" if differ < len(ours)
                                                               else ", one field more")
-            raise DataError(f"{source}: topic {topic}: type {printable(msgtype)}: the bag's definition of "
+            raise DataError(f"{source}: topic {shown_name(topic)}: type {shown_name(msgtype)}: the bag's definition of "
                             f"{printable(kind)} is not the standard one ({said}); not read as one")
         pending += [node[1] for _, node in ours if node[0] == 2]           # Nodetype.NAME: a nested message
 
@@ -340,9 +344,9 @@ def _field_text(field):
         inner, count = node[1]                     # Nodetype.ARRAY (3) / SEQUENCE (4): (element, size or bound)
         return f"{kind(inner)}[{count if node[0] == 3 else f'<={count}' if count else ''}]"
     try:
-        return printable(f"{kind(node)} {name}")
+        return shown_name(f"{kind(node)} {name}")
     except (TypeError, IndexError):                # a node this reading does not know: its name alone
-        return printable(str(name))
+        return shown_name(str(name))
 
 
 def deserializer(topic, entry, source):

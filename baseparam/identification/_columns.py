@@ -178,12 +178,18 @@ def refuse_other_order(source, names, joints, why):
     """DataError when a file taking its columns in its own order names its joints (``names``, or None) as the robot's
     ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do)."""
     joints = [str(j) for j in joints]
-    if names is None or names == joints or sorted(names) != sorted(joints):
+    if names is None or names == joints:
         return
-    k = next(k for k, (a, b) in enumerate(zip(names, joints)) if a != b)
+    # not only the robot's names in another order: any of the robot's joints named at another place (a file of
+    # another joint among them, e.g. [wrist, elbow, base], or naming one twice) was read in its order, the column
+    # the file calls wrist going to the robot's first joint without a word
+    place = {name: k for k, name in enumerate(joints)}
+    k = next((k for k, name in enumerate(names) if place.get(name, k) != k), None)
+    if k is None:
+        return
     # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
     first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "
-             f"{shown_name(joints[k])} in the robot" if k >= SHOWN_NAMES else "")
+             f"{shown_name(joints[k]) if k < len(joints) else '(none)'} in the robot" if k >= SHOWN_NAMES else "")
     raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
                     f"{shown_names(joints)}{first}; {why}")
 

@@ -31,6 +31,7 @@ from typing import Optional
 
 import numpy as np
 
+from .._numbers import check_state_values
 from .._validation import check_flag, check_instance, check_number
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
@@ -40,6 +41,8 @@ from ..motion import Trajectory, central_differences, interp_columns
 GAP_FACTOR = 5.0
 # A median time step above this (s) is not a robot log in seconds (ms or µs by mistake).
 MAX_STEP = 0.5
+# ... and one below this is not one in seconds either (above a MHz; 1e-300 s made derivatives of 1e297 or inf)
+MIN_STEP = 1e-6
 # Resampling may not make more than this many times the logged samples.
 GRID_FACTOR = 10
 # With q̇ or q̈ derived from filtered signals, this many cut-off periods at each segment end are
@@ -288,6 +291,9 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     if h_median > MAX_STEP:
         raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
                         f"(> {MAX_STEP:g} s); is the time in ms or µs? give it in seconds")
+    if not h_median >= MIN_STEP:
+        raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
+                        f"(< {MIN_STEP:g} s, sampled above a MHz); give the time in seconds")
     _check_velocity_units(trajectory, spans)
     derived = [name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None]
     pieces, short, filtered = [], 0, None
@@ -329,6 +335,12 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         step = h if settings.resample is not False else t
         qd = central_differences(q, step) if qd is None else qd
         qdd = central_differences(qd, step) if qdd is None else qdd
+        for name, values in (("qd", qd), ("qdd", qdd)):
+            if name in derived:
+                # the bound the dynamics apply (a step of 1e-300 s made a qdd of 1e297 they refused with no file
+                # named, or an inf named as if logged): said here, with the file and the step it comes from
+                check_state_values(f"{src}: field {name} (derived from {'q' if name == 'qd' else 'qd'}, time step "
+                                   f"{h:.4g} s)", values, DataError)
         ends = np.zeros(len(t), bool)
         ends[:edge] = ends[len(t) - edge:] = True
         pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
