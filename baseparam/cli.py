@@ -431,10 +431,9 @@ def _stopped(message, status):
     atomic = sys.modules.get("baseparam._atomic")
     if atomic is not None:
         atomic.take_back_kept()
-    mp_util = sys.modules.get("multiprocessing.util")
-    if mp_util is not None:
-        with contextlib.suppress(Exception):
-            mp_util._exit_function()
+    # (workers still running ended first: see _processes.end_children)
+    from ._processes import end_children
+    end_children()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

@@ -1,0 +1,77 @@
+"""Fuzz round 21, the command line (fzcli): what the fuzzing of every command, option, environment, output and signal
+found, each test failing on the code before its fix."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A run stopped while its pool's workers still start (a second Ctrl-C, SIGTERM or SIGHUP to `identify --workers 2`
+# or `excite --workers 2`): the way out unlinked the pool's semaphores before ending the workers, and a worker still
+# reading its start-up data (which names them) printed a 12-line FileNotFoundError traceback under the run's one line
+# (8 runs in 10 of `identify --workers 2` given two SIGHUPs once its workers existed). The worker below is held in
+# its start-up, just before the semaphore in its start-up data, until that semaphore is unlinked.
+_STOPPED_WHILE_A_WORKER_STARTS = textwrap.dedent("""
+    import multiprocessing
+    import os
+    import sys
+    import time
+
+    from baseparam._processes import workers_born_deaf
+
+
+    def held_until_unlinked(path):
+        end = time.monotonic() + 30
+        while os.path.exists(path) and time.monotonic() < end:
+            time.sleep(0.005)
+
+
+    class Gate:
+        def __init__(self, path):
+            self.path = path
+
+        def __reduce__(self):
+            return held_until_unlinked, (self.path,)
+
+
+    def idle(*args):
+        pass
+
+
+    if __name__ == "__main__":
+        context = multiprocessing.get_context("spawn")
+        lock = context.Lock()
+        path = "/dev/shm/sem." + lock._semlock.name.lstrip("/")
+        assert os.path.exists(path), path
+        with workers_born_deaf():
+            child = context.Process(target=idle, args=(Gate(path), lock))
+            child.start()
+        if sys.argv[1] == "stopped":
+            from baseparam import cli
+            cli._stopped("interrupted", 130)
+        from baseparam import _entry
+        _entry._stop_workers()
+        child.join(30)
+        print("worker", child.exitcode, flush=True)
+        os._exit(143)
+""")
+
+
+@pytest.mark.skipif(sys.platform != "linux" or not Path("/dev/shm").is_dir(), reason="named semaphores in /dev/shm")
+@pytest.mark.parametrize("way_out", ["stopped", "forced"])
+def test_workers_still_starting_are_ended_before_their_semaphores_are_unlinked(tmp_path, way_out):
+    script = tmp_path / "stop.py"
+    script.write_text(_STOPPED_WHILE_A_WORKER_STARTS)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, str(script), way_out], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert "Traceback" not in result.stderr and "FileNotFoundError" not in result.stderr, result.stderr
+    if way_out == "stopped":
+        assert result.returncode == 130 and result.stderr == "baseparam: interrupted\n"
+    else:       # the watchdog's forced end: the worker ended (killed: it held SIGTERM as it started), said nothing
+        assert result.returncode == 143 and result.stdout.split()[:1] == ["worker"], result.stdout
+        assert int(result.stdout.split()[1]) < 0, result.stdout
