@@ -75,3 +75,37 @@ def test_workers_still_starting_are_ended_before_their_semaphores_are_unlinked(t
     else:       # the watchdog's forced end: the worker ended (killed: it held SIGTERM as it started), said nothing
         assert result.returncode == 143 and result.stdout.split()[:1] == ["worker"], result.stdout
         assert int(result.stdout.split()[1]) < 0, result.stdout
+
+
+# `MPLCONFIGDIR` naming a file (or a path under one): matplotlib, imported for --plot, printed two lines of its own
+# ("mkdir -p failed for path …", "Matplotlib created a temporary cache directory at …") beside the command's; the
+# command line now says it in one line of its own and gives matplotlib its private folder, the user's value put back.
+_PLOT_WITH_A_FILE_AS_MPLCONFIGDIR = textwrap.dedent("""
+    import os
+    import warnings
+
+    from baseparam._figures import pyplot
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pyplot(private=True)
+    print(os.environ["MPLCONFIGDIR"])
+    for warning in caught:
+        print(warning.category.__name__, warning.message)
+""")
+
+
+def test_an_mplconfigdir_matplotlib_cannot_write_is_said_in_one_line_of_ours(tmp_path):
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLCONFIGDIR=str(a_file), TMPDIR=str(scratch))
+    env.pop("MPLBACKEND", None)
+    result = subprocess.run([sys.executable, "-c", _PLOT_WITH_A_FILE_AS_MPLCONFIGDIR], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == str(a_file)                      # the user's value, put back for the processes the run starts
+    assert len(lines) == 2 and lines[1].startswith("UserWarning MPLCONFIGDIR: ") and "no folder" in lines[1], lines
+    assert list(scratch.iterdir()) == []                # the temporary folder removed at the end
