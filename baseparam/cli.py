@@ -24,7 +24,8 @@ import warnings
 
 import click
 
-from .errors import BaseParamError, ResourceLimitError, SettingsError, StorageError, printable, resource_exhausted
+from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, long_values_shortened,
+                     printable, resource_exhausted)
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -711,27 +712,13 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
+            _fail(_path_kind(exc) or long_values_shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(_cwd_gone(exc) or (f"{exc.filename}: {exc.strerror or exc}" if exc.filename else
                                      _stdout_unwritable(exc)), 2)
         except Warning as exc:       # outside a command's error handling (its options' checks)
             _fail(_warning_made_error(exc), 2)
         sys.exit(status or 0)
-
-
-# A value longer than this that click repeats in a usage error is shown by its ends: a 3 000-character value given to
-# --parameters filled the terminal with its one line (the library shortens the values its messages show: shown()).
-_CLICK_VALUE_LIMIT = 200
-_LONG_VALUE = re.compile(rf"'[^']{{{_CLICK_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_CLICK_VALUE_LIMIT - 1},}}\"|"
-                         rf"\S{{{_CLICK_VALUE_LIMIT + 1},}}")
-
-
-def _shortened(text):
-    """``text`` (click's message) with each quoted value or word longer than :data:`_CLICK_VALUE_LIMIT` characters cut
-    to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay)."""
-    head, tail = 2 * _CLICK_VALUE_LIMIT // 3, _CLICK_VALUE_LIMIT // 3
-    return _LONG_VALUE.sub(lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
 
 
 def _reader_gone(exc):

@@ -109,3 +109,15 @@ def test_an_mplconfigdir_matplotlib_cannot_write_is_said_in_one_line_of_ours(tmp
     assert lines[0] == str(a_file)                      # the user's value, put back for the processes the run starts
     assert len(lines) == 2 and lines[1].startswith("UserWarning MPLCONFIGDIR: ") and "no folder" in lines[1], lines
     assert list(scratch.iterdir()) == []                # the temporary folder removed at the end
+
+
+# A 2 000-character --scheduler: the refusal showed it shortened once, then whole again in Dask's own words
+# ("missing port number in address 'xxx…'"), a 2 300-character line; those words now keep the rule of click's.
+@pytest.mark.parametrize("words", ["missing port number in address '{}'",
+                                   "Timed out trying to connect to {} after 20 s"])
+def test_a_long_scheduler_address_repeated_in_dasks_words_is_shown_shortened(words):
+    from baseparam.identification._workers import _why
+
+    address = "tcp://" + "x" * 2000
+    why = _why(ValueError(words.format(address)))
+    assert len(why) < 300 and "…" in why and why.startswith(words.split("{}")[0]), why

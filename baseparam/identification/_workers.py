@@ -20,7 +20,7 @@ from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_
                           room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
 from .._atomic import private_folder, remove_tree
 from .._checks import shown
-from ..errors import SettingsError, printable
+from ..errors import SettingsError, long_values_shortened, printable
 
 _TASK = {}
 
@@ -251,10 +251,11 @@ def _not_dask(scheduler, exc):
 
 
 def _why(exc):
-    """An exception's words, or its kind when it has none (msgpack's FormatError)."""
+    """An exception's words, or its kind when it has none (msgpack's FormatError); the address they repeat shown by
+    its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole)."""
     if isinstance(exc, TimeoutError) and not str(exc):
         return f"no answer within {REMOTE_TIMEOUT:g} s"
-    return printable(str(exc)) or type(exc).__name__
+    return long_values_shortened(printable(str(exc))) or type(exc).__name__
 
 
 @contextlib.contextmanager
