@@ -128,7 +128,7 @@ def workers_born_deaf():
         return
     # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
     # started now, it leaves the mask below alone
-    _tracker_running()
+    quiet_resource_tracker()
     received = []
     main = threading.current_thread() is threading.main_thread()
     numbers = _swappable()
@@ -162,7 +162,7 @@ def _blocked(numbers):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _tracker_running():
+def quiet_resource_tracker():
     """Start multiprocessing's resource tracker (if no one has), telling it not to warn when it cleans up, deaf to
     SIGHUP.
 
@@ -518,7 +518,7 @@ class Handover:
         self._value = value
         self._queue = None
         if context.get_start_method() != "fork":    # a forked worker has the value already, in its copy of memory
-            _tracker_running()                      # before the queue's semaphores, the first a pool's caller makes
+            quiet_resource_tracker()                # before the queue's semaphores, the first a pool's caller makes
             self._queue = context.SimpleQueue()
 
     def __getstate__(self):            # to a spawned worker: the queue only
