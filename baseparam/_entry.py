@@ -165,7 +165,7 @@ def _remove_temporaries():
 
 
 def _stop_workers():
-    """Unlink the pools' semaphores and stop the worker processes (multiprocessing's own exit function),
+    """Stop the worker processes, then unlink the pools' semaphores (:func:`baseparam._processes.end_children`),
     given at most a second: a worker that does not stop must not hold the exit."""
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is None:
@@ -173,9 +173,8 @@ def _stop_workers():
 
     def stop():
         with contextlib.suppress(Exception):        # best effort on the way out
-            for child in sys.modules["multiprocessing"].active_children():
-                child.terminate()
-            mp_util._exit_function()
+            from ._processes import end_children    # loaded with the pools (no import lock met, as a rule)
+            end_children()
     try:
         helper = threading.Thread(target=stop, name="baseparam-stop-workers", daemon=True)
         helper.start()

@@ -28,12 +28,26 @@ def pyplot(private=False):
     folder is a temporary one, removed at exit. The command line asks for it: matplotlib otherwise writes its
     font list to ~/.cache/matplotlib and creates ~/.config/matplotlib, files outside the named outputs (and
     reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
-    if private and "matplotlib" not in sys.modules and not os.environ.get("MPLCONFIGDIR"):
+    chosen = os.environ.get("MPLCONFIGDIR")
+    if private and "matplotlib" not in sys.modules and chosen:
+        problem = _not_a_config_folder(chosen)
+        if problem is not None:
+            # matplotlib said it in two lines of its own ("mkdir -p failed for path …", "Matplotlib created a
+            # temporary cache directory at …") beside the command's, and made that folder itself
+            import warnings
+
+            from .errors import printable
+            warnings.warn(f"MPLCONFIGDIR: {printable(repr(chosen))[:200]} is no folder matplotlib can write "
+                          f"({problem}); this run's figures use a temporary one, removed at its end", UserWarning,
+                          stacklevel=2)
+            chosen = None
+    if private and "matplotlib" not in sys.modules and not chosen:
         import atexit
 
         folder = private_folder(".baseparam-matplotlib")
         _PRIVATE.append(folder)
         atexit.register(remove_private)
+        users = os.environ.get("MPLCONFIGDIR")
         os.environ["MPLCONFIGDIR"] = folder
         # the font list of a private folder is thrown away with it: its building ("Matplotlib is building the font
         # cache; this may take a moment.", after 5 s under load) and a failed save ("Could not save font_manager
@@ -43,7 +57,11 @@ def pyplot(private=False):
         try:
             return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
         finally:
-            del os.environ["MPLCONFIGDIR"]     # not passed on to the processes the run starts
+            # not passed on to the processes the run starts (the user's own, an unusable one, is put back)
+            if users is None:
+                del os.environ["MPLCONFIGDIR"]
+            else:
+                os.environ["MPLCONFIGDIR"] = users
     chosen = os.environ.get("MPLBACKEND")
     if not chosen:
         import matplotlib
@@ -67,6 +85,20 @@ def pyplot(private=False):
                             f"({why[:200]}); unset it (figures are written with Agg), or name one such as Agg"
                             ) from None
     return plt
+
+
+def _not_a_config_folder(path):
+    """Why matplotlib cannot keep its files in ``path`` (``$MPLCONFIGDIR``), or None when it can: a folder it can
+    write, made if missing (matplotlib's own test on import: it makes the folder, then checks it is one it may
+    write)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except (OSError, ValueError) as exc:        # ValueError: a NUL in the name
+        return "a file of that name exists" if isinstance(exc, FileExistsError) else (
+            getattr(exc, "strerror", None) or str(exc) or type(exc).__name__)
+    if not (os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)):
+        return "not writable"
+    return None
 
 
 # The temporary folders of pyplot(private=True): removed at exit by atexit, and by the command line's ends past

@@ -128,7 +128,7 @@ def workers_born_deaf():
         return
     # the resource tracker, started on the first semaphore, unblocks SIGINT after its own start-up:
     # started now, it leaves the mask below alone
-    _tracker_running()
+    quiet_resource_tracker()
     received = []
     main = threading.current_thread() is threading.main_thread()
     numbers = _swappable()
@@ -162,7 +162,7 @@ def _blocked(numbers):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _tracker_running():
+def quiet_resource_tracker():
     """Start multiprocessing's resource tracker (if no one has), telling it not to warn when it cleans up, deaf to
     SIGHUP.
 
@@ -431,6 +431,39 @@ def room_for_workers(workers):
         raise RuntimeError("can't start new thread")
 
 
+def end_children(grace=0.3):
+    """On the way out of a stopped run: end the child processes multiprocessing started that still run, then run
+    multiprocessing's exit function (which unlinks the pools' semaphores).
+
+    Each child gets SIGTERM (a started worker removes its compile's scratch folder, :func:`_end_worker`); one still
+    running ``grace`` seconds later gets SIGKILL: it is still starting, its stopping signals held until its
+    initializer (:func:`workers_born_deaf`), and holds nothing yet. Each is reaped. Only then are the semaphores
+    unlinked: unlinked first (the exit function's order, and the resource tracker's once the caller had gone), a
+    worker still reading its start-up data, which names them, printed a 12-line ``FileNotFoundError`` traceback from
+    ``SemLock._rebuild`` after the run's one line — at a second Ctrl-C (or SIGTERM, SIGHUP) while
+    ``identify --workers 2`` or ``excite --workers 2`` started its workers. Nothing is imported: a process that never
+    loaded multiprocessing has no children of it."""
+    import time
+
+    processing = sys.modules.get("multiprocessing")
+    if processing is not None:
+        with contextlib.suppress(Exception):            # on the way out: the end must come whatever happens
+            children = processing.active_children()
+            for child in children:
+                child.terminate()
+            deadline = time.monotonic() + grace
+            for child in children:
+                child.join(max(0.0, deadline - time.monotonic()))
+            for child in children:
+                if child.exitcode is None:
+                    child.kill()
+                    child.join(1.0)
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None:
+        with contextlib.suppress(Exception):
+            util._exit_function()
+
+
 @contextmanager
 def started_children_killed_on_failure():
     """Within the block (a pool's creation), the worker processes it starts are killed (SIGKILL) if it raises.
@@ -507,7 +540,7 @@ class Handover:
         self._value = value
         self._queue = None
         if context.get_start_method() != "fork":    # a forked worker has the value already, in its copy of memory
-            _tracker_running()                      # before the queue's semaphores, the first a pool's caller makes
+            quiet_resource_tracker()                # before the queue's semaphores, the first a pool's caller makes
             self._queue = context.SimpleQueue()
 
     def __getstate__(self):            # to a spawned worker: the queue only

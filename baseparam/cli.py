@@ -24,8 +24,8 @@ import warnings
 
 import click
 
-from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, silence_logs, printable,
-                     resource_exhausted)
+from .errors import (BaseParamError, ResourceLimitError, SettingsError, StorageError, long_values_shortened,
+                     printable, resource_exhausted, silence_logs)
 
 # The library is imported inside each command, never here: ``baseparam --help`` then starts in
 # the time of click alone, and each command loads only the stages it runs (tests/test_startup.py).
@@ -424,11 +424,10 @@ def _stopped(message, status):
     atomic = sys.modules.get("baseparam._atomic")
     if atomic is not None:
         atomic.take_back_kept()
-    mp_util = sys.modules.get("multiprocessing.util")
-    if mp_util is not None:
-        with contextlib.suppress(Exception):
-            mp_util._exit_function()
-        from ._processes import tracker_reaped
+    # (workers still running ended first: see _processes.end_children), then the resource tracker reaped
+    if "multiprocessing" in sys.modules:
+        from ._processes import end_children, tracker_reaped
+        end_children()
         tracker_reaped()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -721,27 +720,13 @@ class _OneLineErrors(click.Group):
             if type(exc).__name__ == "NoArgsIsHelpError":   # plain `baseparam`: show the help
                 click.echo(exc.ctx.get_help())
                 sys.exit(0)
-            _fail(_path_kind(exc) or _shortened(_one_line(exc.format_message())), 2)
+            _fail(_path_kind(exc) or long_values_shortened(_one_line(exc.format_message())), 2)
         except OSError as exc:       # the report itself not written (stdout on a full disk): said as --json - says it
             _fail(_cwd_gone(exc) or (f"{exc.filename}: {exc.strerror or exc}" if exc.filename else
                                      _stdout_unwritable(exc)), 2)
         except Warning as exc:       # outside a command's error handling (its options' checks)
             _fail(_warning_made_error(exc), 2)
         sys.exit(status or 0)
-
-
-# A value longer than this that click repeats in a usage error is shown by its ends: a 3 000-character value given to
-# --parameters filled the terminal with its one line (the library shortens the values its messages show: shown()).
-_CLICK_VALUE_LIMIT = 200
-_LONG_VALUE = re.compile(rf"'[^']{{{_CLICK_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_CLICK_VALUE_LIMIT - 1},}}\"|"
-                         rf"\S{{{_CLICK_VALUE_LIMIT + 1},}}")
-
-
-def _shortened(text):
-    """``text`` (click's message) with each quoted value or word longer than :data:`_CLICK_VALUE_LIMIT` characters cut
-    to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay)."""
-    head, tail = 2 * _CLICK_VALUE_LIMIT // 3, _CLICK_VALUE_LIMIT // 3
-    return _LONG_VALUE.sub(lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
 
 
 def _reader_gone(exc):

@@ -56,6 +56,22 @@ def _shown_piece(piece: str) -> str:
     return piece if piece.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in piece)
 
 
+# A value longer than this that another library's message repeats (click's usage error, Dask's refusal of an address)
+# is shown by its ends: a 3 000-character value given to --parameters filled the terminal with its one line.
+_VALUE_LIMIT = 200
+_LONG_VALUE = rf"'[^']{{{_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_VALUE_LIMIT - 1},}}\"|\S{{{_VALUE_LIMIT + 1},}}"
+
+
+def long_values_shortened(text: str) -> str:
+    """``text`` (another library's message) with each quoted value or word longer than :data:`_VALUE_LIMIT`
+    characters cut to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay):
+    the rule ``baseparam._checks.shown`` keeps for the values the library's own messages show."""
+    import re                   # here: this module is loaded first, with nothing else (baseparam._entry)
+
+    head, tail = 2 * _VALUE_LIMIT // 3, _VALUE_LIMIT // 3
+    return re.sub(_LONG_VALUE, lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
+
+
 # dlopen's words for a shared library it could not map: an exhausted address space (`ulimit -v`)
 _UNMAPPED = ("failed to map segment", "cannot allocate memory", "cannot map zero-fill")
 

@@ -17,11 +17,11 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
-                          kept_for_the_first_task, killed_if_slow, one_blas_thread, raise_failed_start,
-                          room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
+                          kept_for_the_first_task, killed_if_slow, one_blas_thread, quiet_resource_tracker,
+                          raise_failed_start, room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
 from .._atomic import private_folder, remove_tree
 from .._checks import shown
-from ..errors import SettingsError, printable
+from ..errors import SettingsError, long_values_shortened, printable
 
 _TASK = {}
 
@@ -153,6 +153,11 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             undo.callback(remove_tree, scratch)
             import dask
             undo.enter_context(dask.config.set({"temporary-directory": scratch}))    # the scheduler's, the nannies'
+            # the cluster's processes are spawned: the resource tracker they share is ours, started told not to warn
+            # (one Dask's spawn started warned "There appear to be 1 leaked semaphore objects" and "'/mp-…': No
+            # such file or directory", four lines after a stopped run's one, as it cleaned up after a nanny's killed
+            # worker)
+            quiet_resource_tracker()
             with caller_not_reimported():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
@@ -270,10 +275,11 @@ def _not_dask(scheduler, exc):
 
 
 def _why(exc):
-    """An exception's words, or its kind when it has none (msgpack's FormatError)."""
+    """An exception's words, or its kind when it has none (msgpack's FormatError); the address they repeat shown by
+    its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole)."""
     if isinstance(exc, TimeoutError) and not str(exc):
         return f"no answer within {REMOTE_TIMEOUT:g} s"
-    return printable(str(exc)) or type(exc).__name__
+    return long_values_shortened(printable(str(exc))) or type(exc).__name__
 
 
 @contextlib.contextmanager
