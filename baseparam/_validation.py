@@ -80,7 +80,11 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     """
     value = zero_d_number(value)
     ok = is_whole(value) if integer else is_real(value)
-    ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
+    # compared as the Python number returned: a numpy scalar compares in its own precision (NEP 50), so a bound
+    # rounded into float16 or float32 let np.float32(0.3) pass high=0.3 and come back as 0.30000001, and a bound
+    # beyond float16's range overflowed in the cast (a raw numpy RuntimeWarning from simulate(atol=np.float16(1)))
+    number = (int(value) if integer else float(value)) if ok else value
+    ok = ok and (low is None or (number > low if strict else number >= low)) and (high is None or number <= high)
     if not ok:
         if expected is None:
             kind = "a whole number" if integer else "a number"
@@ -97,7 +101,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
         raise error(f"{name}: expected {expected}, got {shown(value)}"
                     + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
                        if other else ""))
-    return int(value) if integer else float(value)
+    return number
 
 
 MAX_SEED = 2 ** 63 - 1
