@@ -44,3 +44,24 @@ def test_a_number_of_lower_precision_within_its_bounds_is_still_taken(value, bou
         warnings.simplefilter("error")
         got = check_number(value, "x", **bounds)
     assert got == value and type(got) is (int if bounds.get("integer") else float)
+
+
+def _payload():
+    return bp.PayloadResult(mass=1.5, com=np.array([0.01, 0.0, 0.05]), inertia=np.eye(3) * 0.01, mass_std=0.01,
+                            com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=np.zeros(10),
+                            unconstrained=np.zeros(10), covariance=np.eye(10), identifiable=list(range(10)), rank=10,
+                            mode="dynamic", n_samples=100, rmse=np.ones(6))
+
+
+def _series():
+    return bp.FourierSeries(2.0, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("make", [_payload, _series])
+def test_results_holding_arrays_compare_and_hash_without_raising(make):
+    """PayloadResult and FourierSeries compared their array fields as a tuple (the dataclass ``==``): two made alike
+    raised "ValueError: The truth value of an array ... is ambiguous", and hash() raised TypeError; they now compare
+    by identity as the library's other results holding arrays do (LogResult, Identification)."""
+    one, other = make(), make()
+    assert one == one and one != other and not (one == other)
+    assert len({one, other, one}) == 2

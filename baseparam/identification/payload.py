@@ -50,7 +50,7 @@ __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_p
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
 class PayloadResult:
     """An identified payload, in the frame of the link the last joint moves (SI).
 
