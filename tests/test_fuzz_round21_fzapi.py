@@ -65,3 +65,16 @@ def test_results_holding_arrays_compare_and_hash_without_raising(make):
     one, other = make(), make()
     assert one == one and one != other and not (one == other)
     assert len({one, other, one}) == 2
+
+
+@pytest.mark.parametrize("field", ["com", "com_std", "inertia_std", "covariance", "rmse"])
+def test_a_payload_built_without_one_of_its_arrays_is_refused_when_made(field):
+    """PayloadResult(com_std=None, ...) was taken (a None field was not looked at), then its repr raised "TypeError:
+    'NoneType' object is not iterable" and to_dict numpy's isfinite TypeError: refused when made, naming the field;
+    ``poses``, which a dynamic identification has not, may still be None."""
+    fields = {name: getattr(_payload(), name) for name in ("mass", "com", "inertia", "mass_std", "com_std",
+                                                            "inertia_std", "parameters", "unconstrained", "covariance",
+                                                            "identifiable", "rank", "mode", "n_samples", "rmse")}
+    with pytest.raises(bp.ArgumentTypeError, match=rf"^PayloadResult\.{field}: expected an array of shape .*got None$"):
+        bp.PayloadResult(**{**fields, field: None})
+    assert _payload().poses is None and "PayloadResult(" in repr(_payload())
