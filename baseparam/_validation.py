@@ -80,7 +80,11 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     """
     value = zero_d_number(value)
     ok = is_whole(value) if integer else is_real(value)
-    ok = ok and (low is None or (value > low if strict else value >= low)) and (high is None or value <= high)
+    # compared as the Python number returned: a numpy scalar compares in its own precision (NEP 50), so a bound
+    # rounded into float16 or float32 let np.float32(0.3) pass high=0.3 and come back as 0.30000001, and a bound
+    # beyond float16's range overflowed in the cast (a raw numpy RuntimeWarning from simulate(atol=np.float16(1)))
+    number = (int(value) if integer else float(value)) if ok else value
+    ok = ok and (low is None or (number > low if strict else number >= low)) and (high is None or number <= high)
     if not ok:
         if expected is None:
             kind = "a whole number" if integer else "a number"
@@ -97,7 +101,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
         raise error(f"{name}: expected {expected}, got {shown(value)}"
                     + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
                        if other else ""))
-    return int(value) if integer else float(value)
+    return number
 
 
 MAX_SEED = 2 ** 63 - 1
@@ -479,16 +483,21 @@ def check_finite_fields(result, names):
             raise ArgumentError(f"{type(result).__name__}.{name}: expected finite numbers, got {shown(value)}")
 
 
-def check_field_shapes(result, shapes):
+def check_field_shapes(result, shapes, *, optional=None):
     """Refuse a result built by hand (a public dataclass) whose array fields have another shape than its methods
     index: ``shapes`` maps a field's name to its shape, an int for a fixed length and a name for a free one
     (``("n_poses", "n_dof")``), one length wherever the name recurs; a field that is None is not looked at. Called
     once, at construction, after :func:`float_fields` and before :func:`check_finite_fields` (a shape is told before
     any value is read): a PayloadResult's ``com`` of 5 values reached its repr and ``to_dict`` as numpy's bare
-    TypeError and IndexError, a FitErrors' ``std`` shorter than its ``estimate`` its repr."""
+    TypeError and IndexError, a FitErrors' ``std`` shorter than its ``estimate`` its repr. ``optional`` names the
+    fields that may be None when only some may (a PayloadResult's ``com_std=None`` reached its repr as "TypeError:
+    'NoneType' object is not iterable"); left out, any may."""
     lengths = {}
     for name, shape in shapes.items():
         value = getattr(result, name)
+        if value is None and optional is not None and name not in optional:
+            raise ArgumentTypeError(f"{type(result).__name__}.{name}: expected an array of shape "
+                                    f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got None")
         if value is None:
             continue
         got = np.shape(value)

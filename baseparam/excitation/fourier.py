@@ -140,7 +140,7 @@ def _check_size(shape, name, error=ArgumentError):
                     f"{shape[0]} and {shape[1]}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
 class FourierSeries:
     """Joint trajectories as finite Fourier series (module docstring: the convention).
 

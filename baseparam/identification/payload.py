@@ -50,7 +50,7 @@ __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_p
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
 class PayloadResult:
     """An identified payload, in the frame of the link the last joint moves (SI).
 
@@ -118,7 +118,7 @@ class PayloadResult:
                             "rmse", "poses"))
         check_field_shapes(self, {"com": (3,), "inertia": (3, 3), "com_std": (3,), "inertia_std": (3, 3),
                                   "parameters": (10,), "unconstrained": (10,), "covariance": (10, 10), "rmse": ("n",),
-                                  "poses": ("n_poses", "n_dof")})
+                                  "poses": ("n_poses", "n_dof")}, optional=("poses",))
         number = (Real, "a number")
         check_field_kinds(self, {"mass": number, "mass_std": number, "condition_number": ((Real, None), "a number or "
                                                                                            "None"),

@@ -1,0 +1,80 @@
+"""Fuzz round twenty-one, the Python API: what a forked driver over every public function's arguments (odd values of
+every type in each slot and keyword, odd dtypes and array kinds, estimators' settings, threads, pickles) found,
+each with a test that fails before its fix."""
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam._validation import check_number
+from conftest import planar_arm
+
+
+def test_a_float16_tolerance_is_taken_without_a_raw_numpy_warning():
+    """simulate(atol=np.float16(1)) compared the float16 with atol's upper bound (1e150) in float16 precision (NEP 50):
+    the bound overflowed in the cast, a raw numpy RuntimeWarning ("overflow encountered in cast") leaked to the
+    caller; the simulation is the one of atol=1.0."""
+    model = bp.Model(planar_arm())
+    t = np.linspace(0.0, 0.05, 10)
+    zero = np.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = bp.simulate(model, t, zero, zero, atol=np.float16(1.0))
+    assert np.array_equal(run.q, bp.simulate(model, t, zero, zero, atol=1.0).q)
+
+
+@pytest.mark.parametrize("value, bounds", [(np.float16(0.1), {"low": 0.1}), (np.float32(0.3), {"high": 0.3})])
+def test_a_number_of_lower_precision_is_checked_as_the_number_returned(value, bounds):
+    """The one numeric check compared a numpy scalar in its own precision, where the bound rounds too: np.float32(0.3)
+    passed high=0.3 and came back as 0.30000001192092896, beyond the bound it was checked against; np.float16(0.1)
+    passed low=0.1 and came back as 0.0999755859375."""
+    with pytest.raises(bp.ArgumentError, match=r"^x: expected a number"):
+        check_number(value, "x", **bounds)
+
+
+@pytest.mark.parametrize("value, bounds", [(np.float32(0.5), {"high": 0.5}),
+                                           (np.float16(2.0), {"low": 0, "high": 1e150}),
+                                           (np.int8(100), {"high": 1000, "integer": True}),
+                                           (np.array(0.25), {"low": 0})])
+def test_a_number_of_lower_precision_within_its_bounds_is_still_taken(value, bounds):
+    """...while one within its bounds is its number, as a Python float or int (a bound beyond the type's range, an
+    exactly representable bound)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = check_number(value, "x", **bounds)
+    assert got == value and type(got) is (int if bounds.get("integer") else float)
+
+
+def _payload():
+    return bp.PayloadResult(mass=1.5, com=np.array([0.01, 0.0, 0.05]), inertia=np.eye(3) * 0.01, mass_std=0.01,
+                            com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=np.zeros(10),
+                            unconstrained=np.zeros(10), covariance=np.eye(10), identifiable=list(range(10)), rank=10,
+                            mode="dynamic", n_samples=100, rmse=np.ones(6))
+
+
+def _series():
+    return bp.FourierSeries(2.0, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("make", [_payload, _series])
+def test_results_holding_arrays_compare_and_hash_without_raising(make):
+    """PayloadResult and FourierSeries compared their array fields as a tuple (the dataclass ``==``): two made alike
+    raised "ValueError: The truth value of an array ... is ambiguous", and hash() raised TypeError; they now compare
+    by identity as the library's other results holding arrays do (LogResult, Identification)."""
+    one, other = make(), make()
+    assert one == one and one != other and not (one == other)
+    assert len({one, other, one}) == 2
+
+
+@pytest.mark.parametrize("field", ["com", "com_std", "inertia_std", "covariance", "rmse"])
+def test_a_payload_built_without_one_of_its_arrays_is_refused_when_made(field):
+    """PayloadResult(com_std=None, ...) was taken (a None field was not looked at), then its repr raised "TypeError:
+    'NoneType' object is not iterable" and to_dict numpy's isfinite TypeError: refused when made, naming the field;
+    ``poses``, which a dynamic identification has not, may still be None."""
+    fields = {name: getattr(_payload(), name) for name in ("mass", "com", "inertia", "mass_std", "com_std",
+                                                            "inertia_std", "parameters", "unconstrained", "covariance",
+                                                            "identifiable", "rank", "mode", "n_samples", "rmse")}
+    with pytest.raises(bp.ArgumentTypeError, match=rf"^PayloadResult\.{field}: expected an array of shape .*got None$"):
+        bp.PayloadResult(**{**fields, field: None})
+    assert _payload().poses is None and "PayloadResult(" in repr(_payload())
