@@ -57,14 +57,28 @@ def _series():
     return bp.FourierSeries(2.0, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1)))
 
 
-@pytest.mark.parametrize("make", [_payload, _series])
-def test_results_holding_arrays_compare_and_hash_without_raising(make):
-    """PayloadResult and FourierSeries compared their array fields as a tuple (the dataclass ``==``): two made alike
-    raised "ValueError: The truth value of an array ... is ambiguous", and hash() raised TypeError; they now compare
-    by identity as the library's other results holding arrays do (LogResult, Identification)."""
-    one, other = make(), make()
+def test_a_payload_result_compares_and_hashes_without_raising():
+    """PayloadResult compared its array fields as a tuple (the dataclass ``==``): two made alike raised "ValueError:
+    The truth value of an array ... is ambiguous", and hash() raised TypeError; a result compares by identity as the
+    library's other results holding arrays do (LogResult, Identification)."""
+    one, other = _payload(), _payload()
     assert one == one and one != other and not (one == other)
     assert len({one, other, one}) == 2
+
+
+def test_a_fourier_series_is_a_value_equal_by_its_numbers():
+    """FourierSeries's dataclass ``==`` raised ValueError on its arrays, hash() TypeError: a series is a value (an
+    Inertia is, issue 22), equal to one made alike — also from its coefficients — and to nothing else."""
+    one, other = _series(), _series()
+    assert one == other and hash(one) == hash(other) and len({one, other}) == 1
+    assert bp.FourierSeries.from_coefficients(2.0, one.coefficients) == one
+    assert one != bp.FourierSeries(2.5, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1)))
+    assert one != bp.FourierSeries(2.0, np.zeros(2), np.ones((2, 1)), np.zeros((2, 1)))
+    assert one != bp.FourierSeries(2.0, np.zeros(2), np.zeros((2, 2)), np.zeros((2, 2)))
+    assert one != bp.FourierSeries(2.0, np.zeros(3), np.zeros((3, 1)), np.zeros((3, 1)))
+    assert one != "a series"
+    negative = bp.FourierSeries(2.0, -np.zeros(2), -np.zeros((2, 1)), np.zeros((2, 1)))     # -0.0 == 0.0
+    assert negative == one and hash(negative) == hash(one)
 
 
 @pytest.mark.parametrize("field", ["com", "com_std", "inertia_std", "covariance", "rmse"])

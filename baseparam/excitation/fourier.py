@@ -140,7 +140,7 @@ def _check_size(shape, name, error=ArgumentError):
                     f"{shape[0]} and {shape[1]}")
 
 
-@dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
+@dataclass(frozen=True, eq=False)    # arrays have no truth value: __eq__ and __hash__ below compare values
 class FourierSeries:
     """Joint trajectories as finite Fourier series (module docstring: the convention).
 
@@ -173,6 +173,21 @@ class FourierSeries:
                 raise ArgumentError(f"{name}: contains NaN or inf")
         for name, value in (("period", period), ("q0", q0), ("a", a), ("b", b)):
             object.__setattr__(self, name, value)
+
+    def _key(self):
+        # + 0.0: -0.0 becomes 0.0, whose bytes differ though the two compare equal (no NaN: checked when made)
+        return (self.period, self.a.shape, *((v + 0.0).astype(np.float64).tobytes() for v in (self.q0, self.a, self.b)))
+
+    def __eq__(self, other):
+        """Equal when period and coefficients are equal number for number: a series is a value, as an
+        :class:`~baseparam.Inertia` is (the dataclass ``==`` raised ValueError on its arrays)."""
+        if not isinstance(other, FourierSeries):
+            return NotImplemented
+        return (self.period == other.period and np.array_equal(self.q0, other.q0)
+                and np.array_equal(self.a, other.a) and np.array_equal(self.b, other.b))
+
+    def __hash__(self):
+        return hash(self._key())
 
     @property
     def harmonics(self) -> int:
