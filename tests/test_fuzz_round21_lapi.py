@@ -333,24 +333,26 @@ def test_a_payload_reported_in_another_descriptions_last_frame_is_pinocchios_in_
         identify_payload(ur, loaded, wrench=np.zeros((len(loaded.t), 6)), robot=cad)
 
 
-def test_a_budgeted_design_of_long_slsqp_steps_runs_in_a_worker_it_can_give_up(monkeypatch):
-    """A deadline can stop a start only between SLSQP's steps: its subproblem (compiled, no callback) took 13 s of CPU
-    a step on the LWR4+'s 48-harmonic payload design (n ≈ 670 unknowns, m ≈ 8640 constraints), and the in-process
-    search ended 12–17 s past the deadline. Such a problem under a budget runs in a pool of one, which the search
-    gives up 1 s after it; small problems (or no budget) stay in this process."""
-    from types import SimpleNamespace
+def test_a_budgeted_design_cut_in_its_first_start_keeps_that_starts_progress_in_process(monkeypatch):
+    """a6c4b69 ran ``workers=1`` under a time budget in a pool of one when SLSQP's step was estimated over 0.3 s
+    (24 harmonics of a 7-joint arm and up), and gave the worker up 1 s (+ 2 s to terminate) past the deadline: a
+    start 0 still inside a step then never reported, and the design was its random starting point, not the best
+    point so far that the warning promises (reverted). Here the routing is forced (an estimate of 100 s a step) and
+    the search's clock is the evaluations' (100 s each): in this process start 0 runs 150 evaluations and the design
+    is better than its starting point; a worker, in its own process and clock, found the deadline passed and returned
+    that starting point, as a worker given up inside a step leaves it."""
+    from baseparam.excitation import _problem, _search
 
-    from baseparam.excitation import _search
-
-    assert _search.slsqp_step_seconds(SimpleNamespace(size=670, n_constraints=8640)) > 10 * _search.LONG_STEP
-    assert _search.slsqp_step_seconds(SimpleNamespace(size=18, n_constraints=600)) < 1e-2 * _search.LONG_STEP
-    where = []
-    monkeypatch.setattr(_search, "_in_pool", lambda *args: where.append("pool"))
-    monkeypatch.setattr(_search, "_in_this_process", lambda *args: where.append("here"))
-    monkeypatch.setattr(_search, "run_start", lambda problem, seed, index, deadline=None, report=None:
-                        _search.StartResult(index, np.zeros(1), 1.0, 0.0, 0, False))
-    small = SimpleNamespace(size=18, n_constraints=600, criterion="cond")
-    large = SimpleNamespace(size=670, n_constraints=8640, criterion="cond")
-    for problem, budget in ((small, 10.0), (large, None), (large, 10.0)):
-        _search.search(problem, starts=2, seed=0, workers=1, time_budget=budget)
-    assert where == ["here", "here", "pool"]
+    clock = _EvaluationClock()
+    monkeypatch.setattr(_search, "time", clock)
+    for name in ("objective", "gradient", "constraints", "jacobian"):
+        monkeypatch.setattr(_problem.DesignProblem, name, clock.timed(getattr(_problem.DesignProblem, name)))
+    monkeypatch.setattr(_search, "slsqp_step_seconds", lambda problem: 100.0, raising=False)
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    with pytest.warns(bp.ExcitationWarning, match="best point so far"):
+        cut = bp.design_excitation(robot, seed=3, starts=2, time_budget=15050.0, **SHORT)
+    assert cut.search.counted == 0
+    monkeypatch.setattr(_search, "time", __import__("time"))
+    with pytest.warns(bp.ExcitationWarning, match="best point so far"):
+        start = bp.design_excitation(robot, seed=3, starts=2, time_budget=1e-9, **SHORT)
+    assert cut.condition_number < start.condition_number, (cut.condition_number, start.condition_number)
