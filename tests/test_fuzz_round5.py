@@ -65,9 +65,10 @@ def touching(space):
 
 @pytest.mark.parametrize("ext", ["npz", "csv", "mcap"])
 @pytest.mark.parametrize("damage,words", [
-    # a bag's reader leaves the values' range to the fit; CSV/NPZ readers check it themselves (stop 45: the file's row
-    # or line and column, where the fit said its sample)
-    ("velocity", {"mcap": ["qd: absurd value", "sample 7"], "npz": ["row 7: qd1: absurd value (1e+12"],
+    # every reader checks the values' range itself (stop 45: the file's row or line and column, where the fit said
+    # its sample; stop 46: a bag's topic, message and ROS field)
+    ("velocity", {"mcap": ["topic /odom: message 7: twist.twist.linear.x: absurd value (1e+12"],
+                  "npz": ["row 7: qd1: absurd value (1e+12"],
                   "csv": ["line 10: qd1: absurd value (1e+12"]}),
 ])
 def test_damaged_floating_log_is_named_in_the_message(touching, tmp_path, ext, damage, words):
