@@ -84,6 +84,7 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
     # rounded into float16 or float32 let np.float32(0.3) pass high=0.3 and come back as 0.30000001, and a bound
     # beyond float16's range overflowed in the cast (a raw numpy RuntimeWarning from simulate(atol=np.float16(1)))
     number = (int(value) if integer else float(value)) if ok else value
+    real = ok
     ok = ok and (low is None or (number > low if strict else number >= low)) and (high is None or number <= high)
     if not ok:
         if expected is None:
@@ -98,7 +99,11 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
         # a number of another kind (a Decimal, a complex) is refused for its kind, which "got Decimal('2')" after
         # "expected a number > 0" did not say
         other = isinstance(value, numbers.Number) and not isinstance(value, numbers.Real)
+        # a float16 or float32 beyond a bound by its rounding shows as the bound ("got np.float16(0.01)" after "from 0
+        # to 0.01"): the number compared is said too
+        rounded = real and not integer and isinstance(value, np.floating) and str(value) != repr(number)
         raise error(f"{name}: expected {expected}, got {shown(value)}"
+                    + (f" ({number!r} in double precision)" if rounded else "")
                     + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
                        if other else ""))
     return number

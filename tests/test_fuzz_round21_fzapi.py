@@ -33,6 +33,23 @@ def test_a_number_of_lower_precision_is_checked_as_the_number_returned(value, bo
         check_number(value, "x", **bounds)
 
 
+@pytest.mark.parametrize("value, bounds, compared", [
+    (np.float16(0.01), {"low": 0, "high": 0.01}, "0.01000213623046875"),
+    (np.float32(0.3), {"high": 0.3}, "0.30000001192092896")])
+def test_a_number_refused_by_its_rounding_says_the_number_compared(value, bounds, compared):
+    """...and its refusal says the number compared: "expected a number from 0 to 0.01, got np.float16(0.01)" showed
+    the value as the bound it was refused by (review rv6; the angle tolerance's bound is 0.01)."""
+    with pytest.raises(bp.ArgumentError) as refused:
+        check_number(value, "x", **bounds)
+    assert str(refused.value).endswith(f"got {value!r} ({compared} in double precision)"), str(refused.value)
+
+
+def test_a_number_refused_by_its_value_is_shown_as_given():
+    """A numpy scalar beyond its bound whatever its precision is shown as given, once."""
+    with pytest.raises(bp.ArgumentError, match=r"^x: expected a number ≤ 0.3, got np.float32\(0.5\)$"):
+        check_number(np.float32(0.5), "x", high=0.3)
+
+
 @pytest.mark.parametrize("value, bounds", [(np.float32(0.5), {"high": 0.5}),
                                            (np.float16(2.0), {"low": 0, "high": 1e150}),
                                            (np.int8(100), {"high": 1000, "integer": True}),
