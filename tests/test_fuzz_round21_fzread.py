@@ -145,3 +145,19 @@ def test_joint_names_of_numbers_refused_as_not_text(named_arm, tmp_path, ext):
             h5["joint_names"] = np.arange(3)
     with pytest.raises(bp.DataError, match=r"key joint_names: expected text \(the joints' names\), got shape \(3,\)"):
         bp.read_trajectory(path, robot=named_arm)
+
+
+def test_column_map_picking_the_robots_columns_among_more_still_read(named_arm, tmp_path):
+    """A CSV naming a gripper before the robot's joints, read with a column map that picks the robot's columns
+    (q=2:5): read, as before the other-place refusal (which refused it, the map taking the right columns); the
+    columns taken are the file's shoulder, elbow and wrist, as written."""
+    t = 1.0 + np.arange(40) * 0.01
+    q = np.column_stack([np.full_like(t, 9.0), np.sin(t), np.cos(t), 0.5 * t])     # gripper first
+    rows = "".join(",".join(map(repr, [float(t[k]), *map(float, q[k]), 1.0, 2.0, 3.0])) + "\n" for k in range(t.size))
+    path = tmp_path / "log.csv"
+    path.write_text(f"# joints: gripper, {', '.join(NAMES)}\nt,q0,q1,q2,q3,tau1,tau2,tau3\n{rows}", encoding="utf-8")
+    traj = bp.read_trajectory(path, robot=named_arm, columns="t=0,q=2:5,tau=5:8")
+    np.testing.assert_array_equal(traj.q, q[:, 1:])
+    # the same file without the map is still refused: its first column would go to the robot's shoulder
+    with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist"):
+        bp.read_trajectory(path, robot=named_arm)
