@@ -161,3 +161,24 @@ def test_column_map_picking_the_robots_columns_among_more_still_read(named_arm, 
     # the same file without the map is still refused: its first column would go to the robot's shoulder
     with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist"):
         bp.read_trajectory(path, robot=named_arm)
+
+
+def test_parquet_column_map_picking_the_robots_columns_among_more_still_read(named_arm, tmp_path):
+    """A Parquet file of columns q1 … q4 whose metadata names a gripper before the robot's joints, read with a map
+    naming q2, q3, q4: read as before the other-place refusal (which refused it, saying the columns are read by their
+    numbers though the map named them); without the map still refused."""
+    import json
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    t = 1.0 + np.arange(40) * 0.01
+    q = np.column_stack([np.full_like(t, 9.0), np.sin(t), np.cos(t), 0.5 * t])
+    table = pa.table({"t": t, **{f"q{j + 1}": q[:, j] for j in range(4)}, **{f"tau{j + 1}": t for j in range(4)}})
+    path = tmp_path / "log.parquet"
+    pq.write_table(table.replace_schema_metadata(
+        {b"baseparam.joint_names": json.dumps(["gripper", *NAMES]).encode()}), path)
+    traj = bp.read_trajectory(path, robot=named_arm, columns={"t": "t", "q": ["q2", "q3", "q4"],
+                                                             "tau": ["tau2", "tau3", "tau4"]})
+    np.testing.assert_array_equal(traj.q, q[:, 1:])
+    with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist"):
+        bp.read_trajectory(path, robot=named_arm)
