@@ -86,6 +86,19 @@ def test_log_of_an_absurdly_small_time_step_refused_naming_the_file(tmp_path, st
     assert str(c.value).startswith(str(path)) and "\n" not in str(c.value)
 
 
+@pytest.mark.parametrize("start", [0.0, 1000.0, 1e5])
+def test_log_of_a_one_megahertz_step_read(start):
+    """A 1 MHz log (steps of 1 µs, the bound: "below 1 µs, above a MHz" is refused) whose stamps start at 1000 s:
+    their rounding makes its median step 0.99999999747e-6 s, which was refused as "1e-06 s … (< 1e-06 s)". The
+    positions' derived rates are those of the sine written (cos, at 1e-6 relative)."""
+    t = start + np.arange(4000) * 1e-6
+    q = np.column_stack([np.sin(300.0 * (t - start)), np.zeros(t.size)])
+    processed = bp.preprocess(bp.Trajectory(t, q, np.ones((t.size, 2)), source="fast-log"),
+                              bp.Preprocessing(cutoff_hz=None, rest_velocity=None, resample=False))
+    inner = slice(2, -2)
+    np.testing.assert_allclose(processed.qd[inner, 0], 300.0 * np.cos(300.0 * (t[inner] - start)), rtol=0, atol=1e-3)
+
+
 def test_rates_derived_beyond_the_dynamics_bound_refused_naming_the_log():
     """Positions of 1e300 at a plausible step: the velocities and accelerations derived from them were refused by the
     dynamics with no log named ("qd: absurd value … at sample 0, joint 1"). Now where they are derived, with the log,
