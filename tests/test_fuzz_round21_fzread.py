@@ -86,6 +86,19 @@ def test_log_of_an_absurdly_small_time_step_refused_naming_the_file(tmp_path, st
     assert str(c.value).startswith(str(path)) and "\n" not in str(c.value)
 
 
+@pytest.mark.parametrize("start", [0.0, 1000.0, 1e5])
+def test_log_of_a_one_megahertz_step_read(start):
+    """A 1 MHz log (steps of 1 µs, the bound: "below 1 µs, above a MHz" is refused) whose stamps start at 1000 s:
+    their rounding makes its median step 0.99999999747e-6 s, which was refused as "1e-06 s … (< 1e-06 s)". The
+    positions' derived rates are those of the sine written (cos, at 1e-6 relative)."""
+    t = start + np.arange(4000) * 1e-6
+    q = np.column_stack([np.sin(300.0 * (t - start)), np.zeros(t.size)])
+    processed = bp.preprocess(bp.Trajectory(t, q, np.ones((t.size, 2)), source="fast-log"),
+                              bp.Preprocessing(cutoff_hz=None, rest_velocity=None, resample=False))
+    inner = slice(2, -2)
+    np.testing.assert_allclose(processed.qd[inner, 0], 300.0 * np.cos(300.0 * (t[inner] - start)), rtol=0, atol=1e-3)
+
+
 def test_rates_derived_beyond_the_dynamics_bound_refused_naming_the_log():
     """Positions of 1e300 at a plausible step: the velocities and accelerations derived from them were refused by the
     dynamics with no log named ("qd: absurd value … at sample 0, joint 1"). Now where they are derived, with the log,
@@ -144,4 +157,41 @@ def test_joint_names_of_numbers_refused_as_not_text(named_arm, tmp_path, ext):
             del h5["joint_names"]
             h5["joint_names"] = np.arange(3)
     with pytest.raises(bp.DataError, match=r"key joint_names: expected text \(the joints' names\), got shape \(3,\)"):
+        bp.read_trajectory(path, robot=named_arm)
+
+
+def test_column_map_picking_the_robots_columns_among_more_still_read(named_arm, tmp_path):
+    """A CSV naming a gripper before the robot's joints, read with a column map that picks the robot's columns
+    (q=2:5): read, as before the other-place refusal (which refused it, the map taking the right columns); the
+    columns taken are the file's shoulder, elbow and wrist, as written."""
+    t = 1.0 + np.arange(40) * 0.01
+    q = np.column_stack([np.full_like(t, 9.0), np.sin(t), np.cos(t), 0.5 * t])     # gripper first
+    rows = "".join(",".join(map(repr, [float(t[k]), *map(float, q[k]), 1.0, 2.0, 3.0])) + "\n" for k in range(t.size))
+    path = tmp_path / "log.csv"
+    path.write_text(f"# joints: gripper, {', '.join(NAMES)}\nt,q0,q1,q2,q3,tau1,tau2,tau3\n{rows}", encoding="utf-8")
+    traj = bp.read_trajectory(path, robot=named_arm, columns="t=0,q=2:5,tau=5:8")
+    np.testing.assert_array_equal(traj.q, q[:, 1:])
+    # the same file without the map is still refused: its first column would go to the robot's shoulder
+    with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist"):
+        bp.read_trajectory(path, robot=named_arm)
+
+
+def test_parquet_column_map_picking_the_robots_columns_among_more_still_read(named_arm, tmp_path):
+    """A Parquet file of columns q1 … q4 whose metadata names a gripper before the robot's joints, read with a map
+    naming q2, q3, q4: read as before the other-place refusal (which refused it, saying the columns are read by their
+    numbers though the map named them); without the map still refused."""
+    import json
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    t = 1.0 + np.arange(40) * 0.01
+    q = np.column_stack([np.full_like(t, 9.0), np.sin(t), np.cos(t), 0.5 * t])
+    table = pa.table({"t": t, **{f"q{j + 1}": q[:, j] for j in range(4)}, **{f"tau{j + 1}": t for j in range(4)}})
+    path = tmp_path / "log.parquet"
+    pq.write_table(table.replace_schema_metadata(
+        {b"baseparam.joint_names": json.dumps(["gripper", *NAMES]).encode()}), path)
+    traj = bp.read_trajectory(path, robot=named_arm, columns={"t": "t", "q": ["q2", "q3", "q4"],
+                                                             "tau": ["tau2", "tau3", "tau4"]})
+    np.testing.assert_array_equal(traj.q, q[:, 1:])
+    with pytest.raises(bp.DataError, match="in this order, the robot shoulder, elbow, wrist"):
         bp.read_trajectory(path, robot=named_arm)

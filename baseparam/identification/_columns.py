@@ -174,11 +174,13 @@ def shown_names(names, limit=SHOWN_NAMES):
     return shown or "(none)"
 
 
-def refuse_other_order(source, names, joints, why):
+def refuse_other_order(source, names, joints, why, picked=False):
     """DataError when a file taking its columns in its own order names its joints (``names``, or None) as the robot's
-    ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do)."""
+    ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do). ``picked``: a column
+    map chooses the columns by position, so of a file naming more (or fewer) joints than the robot's it may take the
+    right ones ([gripper, base, …] with q=2:8): only the robot's names in another order are refused then."""
     joints = [str(j) for j in joints]
-    if names is None or names == joints:
+    if names is None or names == joints or (picked and len(names) != len(joints)):
         return
     # not only the robot's names in another order: any of the robot's joints named at another place (a file of
     # another joint among them, e.g. [wrist, elbow, base], or naming one twice) was read in its order, the column

@@ -93,7 +93,8 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             # another order than the robot's are refused (they were not looked at: the columns went to other joints)
             given = _joint_names(path, schema, source)("q")
             refuse_other_order(source, given, joints, "the columns q1, q2, … are read by their numbers (write the "
-                                                      "file in the robot's order, or with list columns)")
+                                                      "file in the robot's order, or with list columns)",
+                               picked=columns is not None)
         table = _time_in_seconds(pa, _read_table(parquet, source), columns, source)
         return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                               n_dof=n_dof, source=source)
