@@ -38,9 +38,8 @@ def decoded_xml(data: bytes):
     """``(text, None)``, or ``(None, problem)`` for a one-line message: bytes that do not decode in the file's
     encoding, or a declared encoding Python does not know or that the file is not written in."""
     codec, skip, declared = xml_encoding(data)
-    try:
-        info = codecs.lookup(codec)
-    except LookupError:
+    info = _text_codec(codec)
+    if info is None:
         return None, f"its XML declaration names encoding {codec!r}, which is not one known here; save it as UTF-8"
     if declared and info.name.startswith(("utf-16", "utf-32")):    # declared, but written with 8-bit characters
         return None, (f"its XML declaration names encoding {codec!r}, but the file is not written in it (no "
@@ -54,6 +53,9 @@ def decoded_xml(data: bytes):
         line = data[:start].decode(info.name, "replace").count("\n") + 1      # the line as the file's encoding counts
         return None, (f"line {line}: not {codec} text (byte 0x{data[start]:02x} at offset "
                       f"{start}); save the file as UTF-8")
+    except UnicodeError:            # a codec failing without a byte to blame (undefined, punycode, idna)
+        return None, (f"its XML declaration names encoding {codec!r}, which the file does not decode in; "
+                      "save it as UTF-8")
     if declared and not text.startswith("<?xml"):   # an encoding that does not keep ASCII as ASCII (EBCDIC)
         return None, f"its XML declaration names encoding {codec!r}, which it is not written in; save it as UTF-8"
     return as_utf8_declared(text), None
@@ -73,3 +75,16 @@ def _codec_name(codec: str):
         return codecs.lookup(codec).name
     except LookupError:
         return None
+
+
+def _text_codec(codec: str):
+    """The :class:`codecs.CodecInfo` of a text encoding, or None for a name Python does not know or a codec that
+    is no text encoding (``hex``, ``base64``, ``rot13``, ``zlib``: ``bytes.decode`` raises LookupError for them)."""
+    try:
+        info = codecs.lookup(codec)
+        b"<".decode(info.name)      # not b"": decoding no bytes skips the text-encoding check
+    except LookupError:
+        return None
+    except UnicodeError:            # a text encoding that a lone '<' does not decode in (UTF-16, undefined)
+        pass
+    return info
