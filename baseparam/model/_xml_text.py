@@ -62,19 +62,13 @@ def decoded_xml(data: bytes):
 
 
 def as_utf8_declared(text: str) -> str:
-    """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8."""
+    """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8. A name
+    of UTF-8 other than ``UTF-8`` in any case (``UTF8``, ``utf_8``) is renamed too: expat knows no such alias and
+    reads the file as 8-bit text, refusing every non-ASCII byte."""
     declared = _DECLARED.match(text)
-    if declared is None or _codec_name(declared.group(2)) == "utf-8":
+    if declared is None or declared.group(2).lower() == "utf-8":
         return text
     return text[:declared.start(2)] + "UTF-8" + text[declared.end(2):]
-
-
-def _codec_name(codec: str):
-    """Python's name of an encoding's codec, or None for one it does not know."""
-    try:
-        return codecs.lookup(codec).name
-    except LookupError:
-        return None
 
 
 def _text_codec(codec: str):
