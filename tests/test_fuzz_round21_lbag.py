@@ -321,3 +321,25 @@ module vendor_msgs {
         writer.finish()
     traj = bp.read_trajectory(tmp_path / "log.mcap", columns="current=/currents:data", gains=2.0)
     assert np.allclose(traj.tau, 2.0 * np.column_stack([3.0 + np.arange(20), np.full(20, 4.0)]))
+
+
+@pytest.mark.parametrize("mark", ["", "\ufeff"])
+def test_urdf_str_declaring_latin1_written_back_with_its_names(mark):
+    """A URDF given as str (a byte-order mark kept as U+FEFF or not) declaring ISO-8859-1: its declaration now names
+    UTF-8, the encoding updated_urdf's expat pass and the written file use; with the mark it stayed ISO-8859-1, and
+    expat read the UTF-8 bytes of 'avant-bras_é' as another name: a KeyError traceback out of updated_urdf."""
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    from test_urdf_update import EXPORTED
+
+    from baseparam.model.urdf import parse_urdf
+    from baseparam.model.urdf_update import updated_urdf
+
+    text = mark + EXPORTED.replace('encoding="utf-8"', 'encoding="ISO-8859-1"').replace('"forearm"', '"avant-bras_é"')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = parse_urdf(text, "arm.urdf", tip="tool", exact_angles=False)
+    written = updated_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    assert written.lstrip("\ufeff").startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    assert ET.fromstring(written.encode("utf-8")).find("link[@name='avant-bras_é']") is not None   # expat

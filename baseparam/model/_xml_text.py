@@ -65,7 +65,7 @@ def as_utf8_declared(text: str) -> str:
     """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8. A name
     of UTF-8 other than ``UTF-8`` in any case (``UTF8``, ``utf_8``) is renamed too: expat knows no such alias and
     reads the file as 8-bit text, refusing every non-ASCII byte."""
-    declared = _DECLARED.match(text)
+    declared = _DECLARED.match(text, 1 if text.startswith("\ufeff") else 0)   # a str may keep its byte-order mark
     if declared is None or declared.group(2).lower() == "utf-8":
         return text
     return text[:declared.start(2)] + "UTF-8" + text[declared.end(2):]
