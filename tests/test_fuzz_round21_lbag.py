@@ -223,6 +223,8 @@ def _exported_in(tmp_path, encoding, declared, mark=b""):
     ("utf-16-le", "UTF-16", b"\xff\xfe"), ("utf-16-be", "UTF-16", b"\xfe\xff"), ("utf-16-le", "UTF-16", b""),
     ("utf-32-le", "UTF-32", b"\xff\xfe\x00\x00"), ("iso-8859-1", "ISO-8859-1", b""),
     ("cp1252", "windows-1252", b""),
+    # UTF-8 under names Python knows but expat does not: expat reads them as 8-bit, refusing every non-ASCII byte
+    ("utf-8", "UTF8", b""), ("utf-8", "utf_8", b""),
 ])
 def test_urdf_in_the_encoding_its_mark_or_declaration_says_read(tmp_path, encoding, declared, mark):
     """A URDF in UTF-16/32 or declaring ISO-8859-1 (which XML parsers read, by the byte-order mark or the XML
@@ -254,6 +256,14 @@ def test_urdf_in_the_encoding_its_mark_or_declaration_says_read(tmp_path, encodi
     (b'<?xml version="1.0" encoding="UTF-8"?>\n<robot name="\xe9"/>', "line 2: not UTF-8 text (byte 0xe9 at offset "
                                                                        "52)"),
     (b'<?xml version="1.0" encoding="shift_jis"?>\n<robot name="\x81"/>', "line 2: not shift_jis text (byte 0x81"),
+    # codecs Python knows that are no text encodings, or fail without a byte to blame: once a LookupError or
+    # UnicodeError traceback
+    (b'<?xml version="1.0" encoding="hex"?>\n<robot name="r"/>', "names encoding 'hex', which is not one known"),
+    (b'<?xml version="1.0" encoding="rot13"?>\n<robot name="r"/>', "names encoding 'rot13', which is not one known"),
+    (b'<?xml version="1.0" encoding="undefined"?>\n<robot name="r"/>', "names encoding 'undefined', which the file "
+                                                                       "does not decode in"),
+    (b'<?xml version="1.0" encoding="punycode"?>\n<robot name="r"/>', "names encoding 'punycode', which the file "
+                                                                      "does not decode in"),
 ])
 def test_urdf_bytes_not_in_their_encoding_refused_in_one_line(tmp_path, data, said):
     """Only bytes that do not decode in the encoding the file says (or UTF-8) are refused, in one line naming it."""
@@ -311,3 +321,25 @@ module vendor_msgs {
         writer.finish()
     traj = bp.read_trajectory(tmp_path / "log.mcap", columns="current=/currents:data", gains=2.0)
     assert np.allclose(traj.tau, 2.0 * np.column_stack([3.0 + np.arange(20), np.full(20, 4.0)]))
+
+
+@pytest.mark.parametrize("mark", ["", "\ufeff"])
+def test_urdf_str_declaring_latin1_written_back_with_its_names(mark):
+    """A URDF given as str (a byte-order mark kept as U+FEFF or not) declaring ISO-8859-1: its declaration now names
+    UTF-8, the encoding updated_urdf's expat pass and the written file use; with the mark it stayed ISO-8859-1, and
+    expat read the UTF-8 bytes of 'avant-bras_é' as another name: a KeyError traceback out of updated_urdf."""
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    from test_urdf_update import EXPORTED
+
+    from baseparam.model.urdf import parse_urdf
+    from baseparam.model.urdf_update import updated_urdf
+
+    text = mark + EXPORTED.replace('encoding="utf-8"', 'encoding="ISO-8859-1"').replace('"forearm"', '"avant-bras_é"')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = parse_urdf(text, "arm.urdf", tip="tool", exact_angles=False)
+    written = updated_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    assert written.lstrip("\ufeff").startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    assert ET.fromstring(written.encode("utf-8")).find("link[@name='avant-bras_é']") is not None   # expat

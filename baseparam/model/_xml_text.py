@@ -38,9 +38,8 @@ def decoded_xml(data: bytes):
     """``(text, None)``, or ``(None, problem)`` for a one-line message: bytes that do not decode in the file's
     encoding, or a declared encoding Python does not know or that the file is not written in."""
     codec, skip, declared = xml_encoding(data)
-    try:
-        info = codecs.lookup(codec)
-    except LookupError:
+    info = _text_codec(codec)
+    if info is None:
         return None, f"its XML declaration names encoding {codec!r}, which is not one known here; save it as UTF-8"
     if declared and info.name.startswith(("utf-16", "utf-32")):    # declared, but written with 8-bit characters
         return None, (f"its XML declaration names encoding {codec!r}, but the file is not written in it (no "
@@ -54,22 +53,32 @@ def decoded_xml(data: bytes):
         line = data[:start].decode(info.name, "replace").count("\n") + 1      # the line as the file's encoding counts
         return None, (f"line {line}: not {codec} text (byte 0x{data[start]:02x} at offset "
                       f"{start}); save the file as UTF-8")
+    except UnicodeError:            # a codec failing without a byte to blame (undefined, punycode, idna)
+        return None, (f"its XML declaration names encoding {codec!r}, which the file does not decode in; "
+                      "save it as UTF-8")
     if declared and not text.startswith("<?xml"):   # an encoding that does not keep ASCII as ASCII (EBCDIC)
         return None, f"its XML declaration names encoding {codec!r}, which it is not written in; save it as UTF-8"
     return as_utf8_declared(text), None
 
 
 def as_utf8_declared(text: str) -> str:
-    """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8."""
-    declared = _DECLARED.match(text)
-    if declared is None or _codec_name(declared.group(2)) == "utf-8":
+    """``text`` with its XML declaration's encoding, if it names one other than UTF-8, made to name UTF-8. A name
+    of UTF-8 other than ``UTF-8`` in any case (``UTF8``, ``utf_8``) is renamed too: expat knows no such alias and
+    reads the file as 8-bit text, refusing every non-ASCII byte."""
+    declared = _DECLARED.match(text, 1 if text.startswith("\ufeff") else 0)   # a str may keep its byte-order mark
+    if declared is None or declared.group(2).lower() == "utf-8":
         return text
     return text[:declared.start(2)] + "UTF-8" + text[declared.end(2):]
 
 
-def _codec_name(codec: str):
-    """Python's name of an encoding's codec, or None for one it does not know."""
+def _text_codec(codec: str):
+    """The :class:`codecs.CodecInfo` of a text encoding, or None for a name Python does not know or a codec that
+    is no text encoding (``hex``, ``base64``, ``rot13``, ``zlib``: ``bytes.decode`` raises LookupError for them)."""
     try:
-        return codecs.lookup(codec).name
+        info = codecs.lookup(codec)
+        b"<".decode(info.name)      # not b"": decoding no bytes skips the text-encoding check
     except LookupError:
         return None
+    except UnicodeError:            # a text encoding that a lone '<' does not decode in (UTF-16, undefined)
+        pass
+    return info

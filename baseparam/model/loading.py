@@ -167,7 +167,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     Parameters
     ----------
     text : str or bytes
-        The description; bytes must be UTF-8.
+        The description; bytes of a YAML must be UTF-8, those of a URDF in the encoding its byte-order mark or
+        XML declaration names (UTF-8 without either).
     filename : str, optional
         Name used in error messages.
     exact_angles : bool, optional
@@ -180,7 +181,8 @@ def parse_robot(text, filename: str = "<string>", *, exact_angles=True, angle_to
     Returns
     -------
     Robot
-        ``Robot.source`` is `text` (decoded if given as bytes).
+        ``Robot.source`` is `text` (decoded if given as bytes; a URDF's XML declaration, if it names another
+        encoding, made to name UTF-8, the encoding a write-back writes the text in).
 
     Raises
     ------
