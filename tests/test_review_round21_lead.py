@@ -34,3 +34,25 @@ def test_a_floating_logs_non_finite_value_is_said_so_in_every_format(tmp_path, e
     with pytest.raises(bp.DataError) as info:
         read_floating(path, robot)
     assert "q9: not a finite number" in str(info.value), str(info.value)
+
+
+def test_a_long_table_of_round_off_angles_is_counted_not_cut(tmp_path):
+    """A 64-joint DH table of alpha = 89.99999999999999 deg warned of all 64 in one 3 300-character line, which the
+    command line's bound on a line (2 000 characters) cut in the middle of an entry: the first MAX_PROBLEMS are said,
+    then how many more, as a description's problems are."""
+    import warnings
+
+    from baseparam.model.checks import MAX_PROBLEMS
+    n = 64
+    rows = "\n".join(f"  - {{type: revolute, alpha: {89.99999999999999 if k % 2 else -89.99999999999999}, a: 100, "
+                     "d: 0}" for k in range(n))
+    path = tmp_path / "long.yaml"
+    path.write_text(f"name: long\nconvention: standard\nunits: {{length: mm, angle: deg}}\njoints:\n{rows}\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        robot = bp.load_robot(path)
+    said = [str(w.message) for w in caught if issubclass(w.category, bp.RoundOffWarning)]
+    assert len(said) == 1 and robot.n_dof == n
+    assert said[0].count(" deg as ") == MAX_PROBLEMS and f"; and {n - MAX_PROBLEMS} more" in said[0], said[0]
+    assert "joints[1].alpha" in said[0] and f"joints[{n}].alpha" not in said[0]
+    assert len(said[0]) < 2000
