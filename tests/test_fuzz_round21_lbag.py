@@ -260,10 +260,10 @@ def test_urdf_in_the_encoding_its_mark_or_declaration_says_read(tmp_path, encodi
     # UnicodeError traceback
     (b'<?xml version="1.0" encoding="hex"?>\n<robot name="r"/>', "names encoding 'hex', which is not one known"),
     (b'<?xml version="1.0" encoding="rot13"?>\n<robot name="r"/>', "names encoding 'rot13', which is not one known"),
-    (b'<?xml version="1.0" encoding="undefined"?>\n<robot name="r"/>', "names encoding 'undefined', which the file "
-                                                                       "does not decode in"),
-    (b'<?xml version="1.0" encoding="punycode"?>\n<robot name="r"/>', "names encoding 'punycode', which the file "
-                                                                      "does not decode in"),
+    (b'<?xml version="1.0" encoding="undefined"?>\n<robot name="r"/>', "names encoding 'undefined', which does not "
+                                                                       "read ASCII as ASCII"),
+    (b'<?xml version="1.0" encoding="punycode"?>\n<robot name="r"/>', "names encoding 'punycode', which does not "
+                                                                      "read ASCII as ASCII"),
 ])
 def test_urdf_bytes_not_in_their_encoding_refused_in_one_line(tmp_path, data, said):
     """Only bytes that do not decode in the encoding the file says (or UTF-8) are refused, in one line naming it."""

@@ -56,3 +56,23 @@ def test_a_long_table_of_round_off_angles_is_counted_not_cut(tmp_path):
     assert said[0].count(" deg as ") == MAX_PROBLEMS and f"; and {n - MAX_PROBLEMS} more" in said[0], said[0]
     assert "joints[1].alpha" in said[0] and f"joints[{n}].alpha" not in said[0]
     assert len(said[0]) < 2000
+
+
+@pytest.mark.parametrize("codec", ["unicode_escape", "raw_unicode_escape", "utf-7"])
+def test_a_urdf_declaring_an_escaping_codec_is_refused_not_read_otherwise(tmp_path, codec):
+    """A URDF declaring ``unicode_escape`` was decoded by it: the mesh path ``C:\\assets\\arm.stl`` read with a bell
+    character (and ``+AGE-`` would be an 'a' in UTF-7) — codecs that do not read ASCII as ASCII, which expat refuses;
+    refused in one line naming the encoding."""
+    from baseparam.errors import RobotDescriptionError
+    path = tmp_path / "arm.urdf"
+    path.write_bytes(f"<?xml version='1.0' encoding='{codec}'?>\n".encode() + b"""<robot name="arm">
+  <link name="base"/>
+  <link name="l1"><visual><geometry><mesh filename="C:\\assets\\arm.stl"/></geometry></visual>
+    <inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>
+""")
+    with pytest.raises(RobotDescriptionError, match=f"encoding '{codec}', which does not read ASCII as ASCII") as info:
+        bp.load_robot(path)
+    assert "\n" not in str(info.value) and "arm.urdf" in str(info.value)

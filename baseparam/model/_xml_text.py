@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import warnings
 
 from .._checks import not_utf8
 
@@ -41,6 +42,9 @@ def decoded_xml(data: bytes):
     info = _text_codec(codec)
     if info is None:
         return None, f"its XML declaration names encoding {codec!r}, which is not one known here; save it as UTF-8"
+    if declared and not _keeps_ascii(info):
+        return None, (f"its XML declaration names encoding {codec!r}, which does not read ASCII as ASCII (XML "
+                      "parsers refuse it); save it as UTF-8")
     if declared and info.name.startswith(("utf-16", "utf-32")):    # declared, but written with 8-bit characters
         return None, (f"its XML declaration names encoding {codec!r}, but the file is not written in it (no "
                       "byte-order mark, 8-bit characters); save it as UTF-8")
@@ -69,6 +73,25 @@ def as_utf8_declared(text: str) -> str:
     if declared is None or declared.group(2).lower() == "utf-8":
         return text
     return text[:declared.start(2)] + "UTF-8" + text[declared.end(2):]
+
+
+# printable ASCII and the sequences an escaping codec reads otherwise: unicode_escape's "\\a" (a mesh path's
+# "C:\\assets" read as a bell), raw_unicode_escape's "\\u0041", UTF-7's "+AGE-" (an 'a')
+_ASCII_PROBE = bytes(range(0x20, 0x7F)).replace(b"\\", b"") + b"\t\r\n\\a\\n\\u0041+AGE-A.B"
+
+
+def _keeps_ascii(info) -> bool:
+    """Whether the codec of ``info`` reads ASCII bytes as the same characters, as every encoding expat reads does
+    (UTF-16/32 aside, whose mark or first '<' chose them); ``unicode_escape``, ``raw_unicode_escape`` and ``utf-7``
+    do not."""
+    if info.name.startswith(("utf-16", "utf-32")):
+        return True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # unicode_escape's invalid-escape DeprecationWarning
+            return info.decode(_ASCII_PROBE)[0] == _ASCII_PROBE.decode("ascii")
+    except (UnicodeError, ValueError):
+        return False
 
 
 def _text_codec(codec: str):
