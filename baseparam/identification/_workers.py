@@ -158,6 +158,10 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             # such file or directory", four lines after a stopped run's one, as it cleaned up after a nanny's killed
             # worker)
             quiet_resource_tracker()
+            # the cluster's silence_logs ends inside its close, before its loop has seen the last of its comms: a
+            # worker killed below left the scheduler's "Batched Comm Closed" and a CommClosedError traceback on
+            # stderr (1 stopped run in 20); silenced until the close has stopped that loop
+            undo.enter_context(_dask_logs_silenced(logging.CRITICAL))
             with caller_not_reimported():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
@@ -283,14 +287,15 @@ def _why(exc):
 
 
 @contextlib.contextmanager
-def _dask_logs_silenced():
-    """Dask's loggers print nothing while the block runs: a server that is no Dask scheduler made its protocol's
-    logger print "Failed to deserialize" and a traceback on stderr, before the one-line refusal."""
+def _dask_logs_silenced(level=logging.CRITICAL + 1):
+    """Dask's loggers print nothing below ``level`` (by default nothing at all) while the block runs: a server that
+    is no Dask scheduler made its protocol's logger print "Failed to deserialize" and a traceback on stderr, before
+    the one-line refusal."""
     with contextlib.ExitStack() as stack:
         for name in ("distributed", "distributed.client"):      # the two that hold handlers (Dask's config)
             for handler in logging.getLogger(name).handlers:
                 stack.callback(handler.setLevel, handler.level)
-                handler.setLevel(logging.CRITICAL + 1)
+                handler.setLevel(level)
         yield
 
 
