@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from .errors import ArgumentError, ArgumentTypeError, printable
+from .errors import ArgumentError, ArgumentTypeError, bytes_unescaped, printable
 
 
 # How messages show a value: reprlib bounds the work as well as the text (a list of 10⁶ numbers or a deeply nested one
@@ -38,6 +38,8 @@ def shown(value, limit: int = 60) -> str:
     rule of every message that shows a value it was given."""
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
+    if isinstance(value, str):
+        value = bytes_unescaped(value)      # a file name's undecodable bytes as the text they spell (printable's rule)
     try:
         text = printable(_SHORT.repr(value))
     except Exception:               # a repr that fails (an object's own __repr__): the type names it

@@ -48,6 +48,16 @@ def printable(text) -> str:
 _ESCAPED_BYTES = re.compile("([\udc80-\udcff]+)")
 
 
+def bytes_unescaped(text: str) -> str:
+    """``text`` with each run of surrogate-escaped bytes (:func:`printable`) read as the UTF-8 text it spells; a byte
+    that spells none stays a surrogate. For a value's repr (``baseparam._checks.shown``), which would otherwise show a
+    file name typed as ``é`` under ``LC_ALL=C`` as ``\\udcc3\\udca9``."""
+    if text.isprintable():
+        return text
+    return _ESCAPED_BYTES.sub(lambda run: bytes(ord(ch) - 0xDC00 for ch in run.group(0)).decode(
+        "utf-8", "surrogateescape"), text)
+
+
 def _shown_piece(piece: str) -> str:
     """A piece of :func:`printable`'s text: a run of surrogate-escaped bytes as the UTF-8 text its bytes spell (a
     byte that spells none as ``\\xNN``), and then any character not printable escaped."""

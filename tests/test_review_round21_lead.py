@@ -76,3 +76,13 @@ def test_a_urdf_declaring_an_escaping_codec_is_refused_not_read_otherwise(tmp_pa
     with pytest.raises(RobotDescriptionError, match=f"encoding '{codec}', which does not read ASCII as ASCII") as info:
         bp.load_robot(path)
     assert "\n" not in str(info.value) and "arm.urdf" in str(info.value)
+
+
+def test_a_values_undecodable_file_name_bytes_are_shown_as_the_text_they_spell():
+    """rv3: ``printable`` showed a file name's surrogate-escaped bytes (LC_ALL=C without UTF-8 mode) as the UTF-8 text
+    they spell, but ``shown`` (the repr of a value, 217 call sites) took the repr first: '/tmp/\\udcc3\\udca9t…' where
+    the user typed 'été'. A byte that spells no UTF-8 stays escaped."""
+    from baseparam._checks import shown
+    typed = "/tmp/\udcc3\udca9t\udcc3\udca9.bogus"        # os.fsdecode(b"/tmp/\xc3\xa9t\xc3\xa9.bogus") under LC_ALL=C
+    assert shown(typed) == "'/tmp/été.bogus'"
+    assert shown("/tmp/\udce9x") == "'/tmp/\\udce9x'" and shown("a\nb") == "'a\\nb'" and shown("é") == "'é'"
