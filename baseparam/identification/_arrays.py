@@ -489,7 +489,9 @@ def _not_names(where, shape, dtype, text):
 def _h5_names(shape, dtype, read, where, read_rows=None, dataset=None):
     """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
     checked before ``read()`` reads them; a dataset of a row of names per sample (S, n) read ``read_rows(start,
-    stop)`` a block of rows at a time, its rows alike (:func:`_first_row_of_names`), whatever its length."""
+    stop)`` a block of rows at a time, its rows alike (:func:`_first_row_of_names`), whatever its length. The names
+    of variable-length text a ``dataset`` (h5py.Dataset) stores are bounded before they are read
+    (:func:`_bound_vlen_names`)."""
     import h5py
 
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
