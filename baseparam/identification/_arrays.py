@@ -400,15 +400,17 @@ def h5_joint_names(path, source):
 
 # HDF5 stores a variable-length string as a reference (its length, the heap's address, the object's index) to the
 # global heap, and several cells may point to one object: a file of 1 MB whose cells all pointed to a string of 1 MB
-# made the reader allocate gigabytes. A file written by a writer stores each name once, so its names take at most the
-# file's size; the names read may take at most that, plus MAX_NAMES_BYTES (the file's size is no bound for a small file
-# of a few long names), measured from the stored references before any block is read.
+# made the reader allocate gigabytes. A writer stores each name once (h5py, libhdf5), its names taking at most the
+# file's size, or, if it shares one stored name between rows, a reference of 16 bytes a cell: the names read may take
+# at most VLEN_FACTOR times the file's size (names of 64 bytes shared by all rows), plus MAX_NAMES_BYTES (no bound for a
+# small file of a few long names), measured from the stored references before any block is read.
+VLEN_FACTOR = 4
 _FILTERS = {1: "deflate", 2: "shuffle"}     # filters a chunk of references is read through; others: a row at a time
 
 
 def _vlen_cap(dataset):
     """The bytes of text a ``joint_names`` dataset of variable-length strings may make the reader allocate."""
-    return dataset.file.id.get_filesize() + MAX_NAMES_BYTES
+    return VLEN_FACTOR * dataset.file.id.get_filesize() + MAX_NAMES_BYTES
 
 
 def _stored_lengths(dataset):
@@ -458,8 +460,8 @@ def _stored_lengths(dataset):
 
 
 def _too_long(where, row, cap):
-    return DataError(f"{where}: the names up to row {row} take more than {cap} bytes (the file's size + "
-                     f"{MAX_NAMES_BYTES}); expected each name stored once (a damaged or crafted file: cells "
+    return DataError(f"{where}: the names up to row {row} take more than {cap} bytes ({VLEN_FACTOR} × the file's "
+                     f"size + {MAX_NAMES_BYTES}); expected each name stored once (a damaged or crafted file: cells "
                      "pointing to one long text?)")
 
 
