@@ -385,7 +385,8 @@ def h5_joint_names(path, source):
         try:
             dset = stored_dataset(h5, "joint_names", where, DataError)
             if dset is not None:
-                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where, lambda start, stop: dset[start:stop])
+                return _h5_names(dset.shape, dset.dtype, lambda: dset[()], where, lambda start, stop: dset[start:stop],
+                                 dset)
             if "joint_names" in h5.attrs:
                 attr = h5.attrs.get_id("joint_names")
                 return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"],
@@ -397,6 +398,89 @@ def h5_joint_names(path, source):
             raise DataError(f"{where}: cannot read as HDF5 (damaged file?): {_one_line(exc)}") from None
 
 
+# HDF5 stores a variable-length string as a reference (its length, the heap's address, the object's index) to the
+# global heap, and several cells may point to one object: a file of 1 MB whose cells all pointed to a string of 1 MB
+# made the reader allocate gigabytes. A writer stores each name once (h5py, libhdf5), its names taking at most the
+# file's size, or, if it shares one stored name between rows, a reference of 16 bytes a cell: the names read may take
+# at most VLEN_FACTOR times the file's size (names of 64 bytes shared by all rows), plus MAX_NAMES_BYTES (no bound for a
+# small file of a few long names), measured from the stored references before any block is read.
+VLEN_FACTOR = 4
+_FILTERS = {1: "deflate", 2: "shuffle"}     # filters a chunk of references is read through; others: a row at a time
+
+
+def _vlen_cap(dataset):
+    """The bytes of text a ``joint_names`` dataset of variable-length strings may make the reader allocate."""
+    return VLEN_FACTOR * dataset.file.id.get_filesize() + MAX_NAMES_BYTES
+
+
+def _stored_lengths(dataset):
+    """The stored length in bytes of each variable-length string of ``dataset`` (S, n), as (row offset, lengths (r, n))
+    pieces in any order; None when its layout or filters hide them (compact, unallocated, other filters)."""
+    import h5py
+
+    dcpl = dataset.id.get_create_plist()
+    addr = dataset.file.id.get_create_plist().get_sizes()[0]
+    ref = np.dtype([("length", "<u4"), ("heap", f"V{addr}"), ("index", "<u4")])
+    if dataset.ndim not in (1, 2):
+        yield None
+        return
+    n = dataset.shape[1] if dataset.ndim == 2 else 1
+    layout = dcpl.get_layout()
+    if layout == h5py.h5d.CONTIGUOUS:
+        offset = dataset.id.get_offset()
+        if offset is None or dataset.file.userblock_size or dataset.id.get_storage_size() < dataset.size * ref.itemsize:
+            yield None
+            return
+        with open(dataset.file.filename, "rb") as stream:
+            stream.seek(offset)
+            rows = max(1, MAX_NAMES_BYTES // (n * ref.itemsize))
+            for start in range(0, dataset.shape[0], rows):
+                data = stream.read(min(rows, dataset.shape[0] - start) * n * ref.itemsize)
+                yield start, np.frombuffer(data, ref)["length"].reshape(-1, n)
+        return
+    filters = [dcpl.get_filter(k)[0] for k in range(dcpl.get_nfilters())]
+    chunks = dcpl.get_chunk() if layout == h5py.h5d.CHUNKED else None
+    total = math.prod(math.ceil(size / chunk) for size, chunk in zip(dataset.shape, chunks)) if chunks else 0
+    if not chunks or any(f not in _FILTERS for f in filters) or dataset.id.get_num_chunks() < total:
+        yield None
+        return
+    for k in range(total):
+        corner = dataset.id.get_chunk_info(k).chunk_offset
+        mask, data = dataset.id.read_direct_chunk(corner)
+        for bit in reversed(range(len(filters))):
+            if mask & (1 << bit):
+                continue
+            if filters[bit] == 1:
+                data = zlib.decompress(data)
+            else:
+                data = np.frombuffer(data, np.uint8).reshape(ref.itemsize, -1).T.tobytes()
+        lengths = np.frombuffer(data, ref)["length"].reshape(chunks)
+        lengths = lengths[tuple(slice(0, size - at) for size, at in zip(dataset.shape, corner))]
+        yield corner[0], lengths.reshape(len(lengths), -1)
+
+
+def _too_long(where, row, cap):
+    return DataError(f"{where}: the names up to row {row} take more than {cap} bytes ({VLEN_FACTOR} × the file's "
+                     f"size + {MAX_NAMES_BYTES}); expected each name stored once (a damaged or crafted file: cells "
+                     "pointing to one long text?)")
+
+
+def _bound_vlen_names(dataset, where, step):
+    """(``step``, True) once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at
+    most :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; (1, False)
+    when the stored lengths cannot be read first (each row's names then counted as read)."""
+    cap, total = _vlen_cap(dataset), 0
+    for piece in _stored_lengths(dataset):
+        if piece is None:
+            return 1, False
+        start, lengths = piece
+        per_row = np.cumsum(lengths.sum(axis=1, dtype=np.int64)) + total
+        if len(per_row) and per_row[-1] > cap:
+            raise _too_long(where, start + int(np.searchsorted(per_row, cap, side="right")), cap)
+        total = int(per_row[-1]) if len(per_row) else total
+    return step, True
+
+
 def _not_names(where, shape, dtype, text):
     """The refusal of a ``joint_names`` member or dataset that is not text, or holds too many names (3 integers
     were refused as "expected at most 10000 names", which they are)."""
@@ -404,10 +488,12 @@ def _not_names(where, shape, dtype, text):
     return DataError(f"{where}: expected {expected}, got shape {shape} of {dtype}")
 
 
-def _h5_names(shape, dtype, read, where, read_rows=None):
+def _h5_names(shape, dtype, read, where, read_rows=None, dataset=None):
     """The names of an HDF5 dataset or attribute of ``shape`` and ``dtype`` (text, fixed or variable length),
     checked before ``read()`` reads them; a dataset of a row of names per sample (S, n) read ``read_rows(start,
-    stop)`` a block of rows at a time, its rows alike (:func:`_first_row_of_names`), whatever its length."""
+    stop)`` a block of rows at a time, its rows alike (:func:`_first_row_of_names`), whatever its length. The names
+    of variable-length text a ``dataset`` (h5py.Dataset) stores are bounded before they are read
+    (:func:`_bound_vlen_names`)."""
     import h5py
 
     text = dtype.kind in "SU" or h5py.check_string_dtype(dtype) is not None
@@ -428,13 +514,32 @@ def _h5_names(shape, dtype, read, where, read_rows=None):
             first, begin = _first_row_of_names(read_rows(0, 1), where), 1
             size = sum(len(name) if isinstance(name, (str, bytes)) else 8 for name in first.tolist())
             step = max(1, MAX_NAMES_BYTES // max(size, 8 * shape[1]))
+        counted = dtype.kind in "SU" or dataset is None
+        if not counted:
+            step, counted = _bound_vlen_names(dataset, where, step)
+        left = None if counted else _vlen_cap(dataset)
         for start in range(begin, shape[0], step):
-            first = _first_row_of_names(read_rows(start, start + step), where, start, first)
+            rows = read_rows(start, start + step)
+            if left is not None:          # a row at a time: the bytes of its names counted as soon as it is read
+                left -= sum(len(name) for name in np.asarray(rows, dtype=object).reshape(-1).tolist()
+                            if isinstance(name, (str, bytes)))
+                if left < 0:
+                    raise _too_long(where, start, _vlen_cap(dataset))
+            first = _first_row_of_names(rows, where, start, first)
         return _texts(first)
     if not text or math.prod(shape) > MAX_COLUMNS:
         raise _not_names(where, shape, dtype, text)
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
+    elif dataset is not None and not _bound_vlen_names(dataset, where, 1)[1]:
+        # stored lengths not to be read first (compact layout, other filters): at most MAX_COLUMNS names, one at a
+        # time, their bytes counted as read
+        left = _vlen_cap(dataset)
+        for k, index in enumerate(np.ndindex(shape)):
+            name = dataset[index]
+            left -= len(name) if isinstance(name, (str, bytes)) else 0
+            if left < 0:
+                raise _too_long(where, np.unravel_index(k, shape)[0] if shape else 0, _vlen_cap(dataset))
     names = np.asarray(read(), dtype=object)
     return _texts(_names_of(names, where))
 
