@@ -7,8 +7,10 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+import baseparam as bp
 from baseparam import _processes
 from baseparam.dynamics import _native
 
@@ -60,3 +62,34 @@ def test_the_workers_short_patience_still_ends_a_compiler_deaf_to_sigterm(tmp_pa
             deaf.kill()
         deaf.wait()
         deaf.stdout.close()
+
+
+def _slow_log(t):
+    q = np.column_stack([np.sin(0.3 * (t - t[0])), np.zeros(t.size)])
+    return bp.Trajectory(t, q, np.ones((t.size, 2)), source="slow-log")
+
+
+_AS_READ = bp.Preprocessing(cutoff_hz=None, rest_velocity=None, resample=False)
+
+
+@pytest.mark.parametrize("start", [0.0, 1000.0, 1e5])
+def test_log_of_a_half_second_step_read(start):
+    """A 2 Hz log (steps of 0.5 s, the bound: "above 0.5 s, ms or µs by mistake" is refused) whose stamps carry the
+    rounding of their magnitude (a step of 0.5 s and two ulps of the start: 0.5000000000291 s at 1e5 s) was refused
+    as "median time step 0.5 s … (> 0.5 s)", as 1 µs steps were at their bound before e55916b. The step used is the
+    log's own, and the positions' derived rates those of the sine written (cos, to the central difference's error)."""
+    step = 0.5 + 2 * np.spacing(max(start, 1.0))
+    t = start + np.arange(400) * step
+    processed = bp.preprocess(_slow_log(t), _AS_READ)
+    inner = slice(2, -2)
+    np.testing.assert_allclose(processed.qd[inner, 0], 0.3 * np.cos(0.3 * (t[inner] - start)), rtol=0, atol=2e-3)
+    # exactly 0.5 s, as before
+    bp.preprocess(_slow_log(start + np.arange(400) * 0.5), _AS_READ)
+
+
+@pytest.mark.parametrize("start", [0.0, 1e5])
+def test_log_of_a_step_beyond_the_slack_still_refused_in_words_that_agree(start):
+    """The slack is for rounding only: 0.51 s is still refused, and the message's step is above its bound."""
+    t = start + np.arange(400) * 0.51
+    with pytest.raises(bp.DataError, match=r"^slow-log: field t: median time step 0\.51 s .* \(> 0\.5 s\)"):
+        bp.preprocess(_slow_log(t), _AS_READ)
