@@ -11,6 +11,15 @@ from contextlib import contextmanager
 
 _STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
+# Seconds a stopped worker is given after its SIGTERM before its parent kills it (:func:`end_children`,
+# :func:`killed_if_slow`): a worker still starting holds its stopping signals; a longer wait made a stopped run slow.
+STOP_GRACE = 0.3
+# Seconds a worker ending on SIGTERM gives its compiler after SIGTERM, then after SIGKILL (:func:`_end_worker`): both,
+# and the removal of its scratch folder, within STOP_GRACE. It gave 0.5 and 0.5 (the command's own end's patience):
+# killed by its parent 0.3 s after the SIGTERM, in the middle, it left ``tmp-kernel-PID-…`` in the kernel cache (and
+# its compiler running, in a session of its own) until another compile removed it.
+WORKER_CLEANUP_WAIT = 0.1
+
 
 def _swappable():
     """The numbers of the stopping signals whose handler may be swapped for a while and restored: a handler set
@@ -225,7 +234,7 @@ def deaf_to_interrupts():
 
 
 @contextmanager
-def killed_if_slow(processes, grace=0.3):
+def killed_if_slow(processes, grace=STOP_GRACE):
     """Within the block (a stopped pool's clean-up), the worker processes ``processes()`` gives that have not ended
     ``grace`` seconds after it began are killed (SIGKILL). A worker still starting holds its stopping signals until
     its initializer (:func:`workers_born_deaf`): the pool's SIGTERM waited for its whole start-up, and a stopped
@@ -252,7 +261,7 @@ def _end_worker(signum, frame=None):
     native = sys.modules.get("baseparam.dynamics._native")
     if native is not None:
         with contextlib.suppress(Exception):    # on the way out: the end must come whatever happens
-            native.remove_live()
+            native.remove_live(wait=WORKER_CLEANUP_WAIT)
     os._exit(128 + signum if signum else 1)
 
 
@@ -431,7 +440,7 @@ def room_for_workers(workers):
         raise RuntimeError("can't start new thread")
 
 
-def end_children(grace=0.3):
+def end_children(grace=STOP_GRACE):
     """On the way out of a stopped run: end the child processes multiprocessing started that still run, then run
     multiprocessing's exit function (which unlinks the pools' semaphores).
 

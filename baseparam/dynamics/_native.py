@@ -260,11 +260,13 @@ def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
     return remove_stale_folders(folder, kind[1], pattern, ours, now)
 
 
-def remove_live():
+def remove_live(wait=0.5):
     """Remove this process's scratch folders (the command's entry point, ending the process without unwinding), its
-    compilers stopped first (they would write there again)."""
+    compilers stopped first (they would write there again): each given ``wait`` seconds after SIGTERM, then as many
+    after SIGKILL (a worker ending on its pool's SIGTERM gives less, :data:`baseparam._processes.WORKER_CLEANUP_WAIT`,
+    to be done before its parent's SIGKILL)."""
     for process in list(_COMPILERS):
-        _stop_group(process, wait=0.5)
+        _stop_group(process, wait=wait)
     for tmp in list(_LIVE):
         remove_tree(tmp)
 

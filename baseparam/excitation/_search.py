@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, import_held,
-                          kept_for_the_first_task, killed_if_slow as _killed_if_slow, on_one_blas_thread,
+                          kept_for_the_first_task, killed_if_slow as _killed_if_slow, STOP_GRACE, on_one_blas_thread,
                           one_blas_thread, raise_failed_start, room_for_workers, started_children_killed_on_failure,
                           workers_born_deaf as _workers_born_deaf, workers_on_one_blas_thread, WorkersWatched)
 
@@ -311,8 +311,8 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         if pool is not None:
             # bounded also after a normal end: a SIGTERM that a worker's other thread took (multiprocessing's queue
             # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite);
-            # there with time for a worker cut short by the time budget to stop its compile (up to 1 s)
-            with _killed_if_slow(lambda: list(pool._pool), grace=0.3 if stopped else 2.0):
+            # there with time for a worker cut short by the time budget to stop its compile (twice WORKER_CLEANUP_WAIT)
+            with _killed_if_slow(lambda: list(pool._pool), grace=STOP_GRACE if stopped else 2.0):
                 pool.terminate()
                 pool.join()
         if events is not None:

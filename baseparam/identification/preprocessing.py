@@ -44,7 +44,8 @@ MAX_STEP = 0.5
 # ... and one below this is not one in seconds either (above a MHz; 1e-300 s made derivatives of 1e297 or inf)
 MIN_STEP = 1e-6
 # a 1 MHz log's steps are 1 µs only up to the rounding of its stamps (at t = 1000 s: 0.99999999747e-6 s; at 1e5 s
-# the stamps are 1.5e-11 s apart): the bound is kept with this relative slack
+# the stamps are 1.5e-11 s apart), a 2 Hz log's 0.5 s likewise (0.5000000000291 s at 1e5 s, refused as "0.5 s …
+# (> 0.5 s)"): both bounds are kept with this relative slack
 STEP_ROUNDING = 1e-3
 # Resampling may not make more than this many times the logged samples.
 GRID_FACTOR = 10
@@ -291,7 +292,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
                         "NPZ/HDF5 keys tau, torques, current, currents) — a motion to play (such as baseparam "
                         "excite writes) has none: identify from the log of the robot playing it")
     spans, h_median = _split(trajectory.t, settings.max_gap)
-    if h_median > MAX_STEP:
+    if h_median > MAX_STEP * (1.0 + STEP_ROUNDING):
         raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
                         f"(> {MAX_STEP:g} s); is the time in ms or µs? give it in seconds")
     if not h_median >= MIN_STEP * (1.0 - STEP_ROUNDING):
