@@ -35,3 +35,21 @@ def test_escaping_codecs_still_refused(tmp_path, codec):
     path.write_bytes(f"<?xml version='1.0' encoding='{codec}'?>\n<robot name='a'/>".encode())
     with pytest.raises(RobotDescriptionError, match=f"encoding '{codec}', which does not read ASCII as ASCII"):
         bp.load_robot(path)
+
+
+def test_a_fourier_series_hash_does_not_follow_the_callers_array():
+    """bb0e303 made a FourierSeries hash by value, but it kept the caller's arrays, writeable: a change to them
+    afterwards changed the frozen series (past its finiteness check) and its hash, so a set or dict holding it no
+    longer found it. The coefficients are now copied read-only (as Inertia's are), also through pickle."""
+    import pickle
+
+    import numpy as np
+    a = np.ones((2, 3))
+    series = bp.FourierSeries(2.0, np.zeros(2), a, np.zeros((2, 3)))
+    held = {series}
+    a[0, 0] = np.nan
+    assert series in held and np.isfinite(series.a).all()
+    for made in (series, pickle.loads(pickle.dumps(series))):
+        assert made == series and hash(made) == hash(series)
+        with pytest.raises(ValueError, match="read-only"):
+            made.a[0, 0] = 5.0
