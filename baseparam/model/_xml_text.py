@@ -78,10 +78,10 @@ def as_utf8_declared(text: str) -> str:
 # printable ASCII and the sequences an escaping codec reads otherwise: unicode_escape's "\\a" (a mesh path's
 # "C:\\assets" read as a bell), raw_unicode_escape's "\\u0041", UTF-7's "+AGE-" (an 'a')
 _ASCII_PROBE = bytes(range(0x20, 0x7F)).replace(b"\\", b"") + b"\t\r\n\\a\\n\\u0041+AGE-A.B"
-# the characters XML's markup is written in; the rest of ASCII some real encodings read otherwise, as iconv (libxml2's
-# reader) does too: Shift_JIS-2004 and Shift_JISX0213 read "\\" as a yen sign and "~" as an overline, IBM864 reads
-# "%" as the Arabic percent sign
-_MARKUP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \t\r\n<>/?=!\"'-_.:;#&[]")
+# the characters XML's markup and a URDF's numbers ("1e+3") are written in; the rest of ASCII some real encodings
+# read otherwise, as iconv (libxml2's reader) does too: Shift_JIS-2004 and Shift_JISX0213 read "\\" as a yen sign
+# and "~" as an overline, IBM864 reads "%" as the Arabic percent sign
+_MARKUP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \t\r\n<>/?=!\"'-_.:;#&[]+,()")
 
 
 def _keeps_ascii(info) -> bool:
