@@ -148,9 +148,9 @@ class FourierSeries:
     ----------
     period : float
         T in s.
-    q0 : ndarray, shape (n_dof,)
+    q0 : ndarray, shape (n_dof,), read-only
         Offsets (rad or m).
-    a, b : ndarray, shape (n_dof, K)
+    a, b : ndarray, shape (n_dof, K), read-only
         Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin. At most
         :data:`~baseparam.model.checks.MAX_JOINTS` (64) joints and :data:`MAX_SERIES_HARMONICS` (10 000) harmonics.
     """
