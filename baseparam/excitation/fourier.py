@@ -148,9 +148,9 @@ class FourierSeries:
     ----------
     period : float
         T in s.
-    q0 : ndarray, shape (n_dof,)
+    q0 : ndarray, shape (n_dof,), read-only
         Offsets (rad or m).
-    a, b : ndarray, shape (n_dof, K)
+    a, b : ndarray, shape (n_dof, K), read-only
         Velocity amplitudes of harmonic l = 1 … K (rad/s or m/s): q̇ = Σ a cos + b sin. At most
         :data:`~baseparam.model.checks.MAX_JOINTS` (64) joints and :data:`MAX_SERIES_HARMONICS` (10 000) harmonics.
     """
@@ -171,8 +171,17 @@ class FourierSeries:
         for name, value in (("q0", q0), ("a", a), ("b", b)):
             if not np.isfinite(value).all():
                 raise ArgumentError(f"{name}: contains NaN or inf")
-        for name, value in (("period", period), ("q0", q0), ("a", a), ("b", b)):
+        object.__setattr__(self, "period", period)
+        # the coefficients as checked, kept read-only: the caller's array stayed the field, so a change to it
+        # afterwards changed a frozen series (and its hash, inside a set or a dict) past its checks
+        for name, value in (("q0", q0), ("a", a), ("b", b)):
+            value = np.array(value, dtype=np.float64)
+            value.flags.writeable = False
             object.__setattr__(self, name, value)
+
+    def __reduce__(self):
+        # a copy (pickle, copy.deepcopy) made again by the constructor: the default one restored writeable arrays
+        return (type(self), (self.period, self.q0, self.a, self.b))
 
     def _key(self):
         # + 0.0: -0.0 becomes 0.0, whose bytes differ though the two compare equal (no NaN: checked when made)

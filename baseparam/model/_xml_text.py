@@ -78,20 +78,27 @@ def as_utf8_declared(text: str) -> str:
 # printable ASCII and the sequences an escaping codec reads otherwise: unicode_escape's "\\a" (a mesh path's
 # "C:\\assets" read as a bell), raw_unicode_escape's "\\u0041", UTF-7's "+AGE-" (an 'a')
 _ASCII_PROBE = bytes(range(0x20, 0x7F)).replace(b"\\", b"") + b"\t\r\n\\a\\n\\u0041+AGE-A.B"
+# the characters XML's markup and a URDF's numbers ("1e+3") are written in; the rest of ASCII some real encodings
+# read otherwise, as iconv (libxml2's reader) does too: Shift_JIS-2004 and Shift_JISX0213 read "\\" as a yen sign
+# and "~" as an overline, IBM864 reads "%" as the Arabic percent sign
+_MARKUP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \t\r\n<>/?=!\"'-_.:;#&[]+,()")
 
 
 def _keeps_ascii(info) -> bool:
-    """Whether the codec of ``info`` reads ASCII bytes as the same characters, as every encoding expat reads does
+    """Whether the codec of ``info`` reads ASCII bytes one character each, XML's markup as the same characters
     (UTF-16/32 aside, whose mark or first '<' chose them); ``unicode_escape``, ``raw_unicode_escape`` and ``utf-7``
-    do not."""
+    do not (they read several bytes as one character)."""
     if info.name.startswith(("utf-16", "utf-32")):
         return True
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")         # unicode_escape's invalid-escape DeprecationWarning
-            return info.decode(_ASCII_PROBE)[0] == _ASCII_PROBE.decode("ascii")
+            text = info.decode(_ASCII_PROBE)[0]
     except (UnicodeError, ValueError):
         return False
+    ascii_text = _ASCII_PROBE.decode("ascii")
+    return len(text) == len(ascii_text) and all(read == char for read, char in zip(text, ascii_text)
+                                                if char in _MARKUP)
 
 
 def _text_codec(codec: str):

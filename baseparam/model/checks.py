@@ -51,8 +51,15 @@ def problems_message(label, lines):
     if len(lines) == 1:
         return lines[0]
     items = [f"({k}) " + line.removeprefix(f"{label}: ") for k, line in enumerate(lines[:MAX_PROBLEMS], 1)]
-    more = len(lines) - MAX_PROBLEMS
-    return f"{label}: {len(lines)} problems: " + "; ".join(items) + (f"; and {more} more" if more > 0 else "")
+    return f"{label}: {len(lines)} problems: " + first_listed(items, len(lines))
+
+
+def first_listed(items, count=None):
+    """The first :data:`MAX_PROBLEMS` of ``items`` (str) joined by ``"; "``, then ``"; and N more"`` of ``count``
+    (default ``len(items)``): a message's list kept within the command line's bound on a line."""
+    count = len(items) if count is None else count
+    more = count - MAX_PROBLEMS
+    return "; ".join(items[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
 
 
 # -- bodies ------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from .._warnings import warn
 from ..errors import ArgumentError, RobotDescriptionError, RoundOffWarning, printable
 from .._numbers import is_real, is_whole
 from .._checks import check_flag, check_instance, check_option, not_a_robot, shown
-from .checks import (MAX_JOINTS, MAX_PROBLEMS, angle_problem, body_problem, gravity_problem, length_problem,
+from .checks import (MAX_JOINTS, angle_problem, body_problem, first_listed, gravity_problem, length_problem,
                      snap_degrees, snap_gravity)
 from .friction import FrictionModel
 
@@ -405,9 +405,7 @@ class Robot:
             # rank and regroupings are decided exactly: 6e-16 beside 9.81 would be a tilted gravity
             # the first MAX_PROBLEMS, then how many more: a 64-joint table of alpha = 89.99999999999999 said 64 of
             # them, 3 300 characters, cut in the middle by the command line's bound on a line
-            listed = "; ".join(notes[:MAX_PROBLEMS]) + (f"; and {len(notes) - MAX_PROBLEMS} more"
-                                                        if len(notes) > MAX_PROBLEMS else "")
-            warn(f"{self.name}: within round-off of special values, taken as them: {listed} "
+            warn(f"{self.name}: within round-off of special values, taken as them: {first_listed(notes)} "
                  "(nothing to do if that is round-off; write the exact values to silence this)", RoundOffWarning)
 
     def _check_general(self, k, jt):
