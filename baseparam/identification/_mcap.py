@@ -104,19 +104,27 @@ def read(data, out) -> Contents:
         return out
     records, problem, out.notice = _walk(data)
     skipped = [op for op, _, body, stop in records if _suspect(op, data, body, stop)]
+    run = []            # consecutive messages outside chunks (an unchunked file), read at once as a chunk's are
     for op, pos, body, stop in records:
+        if run and (op != _MESSAGE or stop - run[0][0] > _RUN_BYTES or stop - body < _MESSAGE_HEAD):
+            _loose_messages(data, run, out)
+            run = []
         try:
             if op == _CHUNK:
                 _chunk_records(_decompress(data, body, stop), out)
             elif op in (_SCHEMA, _CHANNEL):
                 _definition(op, data, body, stop, out)
             elif op == _MESSAGE:
-                _loose_message(data, pos, stop, out)
+                if stop - body < _MESSAGE_HEAD:
+                    raise _Truncated("message record shorter than its header")
+                run.append((pos, stop))
             elif op == _ATTACHMENT:
                 _attachment(data, body, stop, out)
         except _Truncated as exc:
             out.problem = f"{_NAMES.get(op, 'record')} at byte {pos}: damaged ({exc})"
             return out
+    if run:
+        _loose_messages(data, run, out)
     out.problem = problem or _orphans(out)
     if out.problem is None and out.notice is None:
         out.problem, unchecked = _summary_check(data, records, out)
@@ -390,14 +398,21 @@ def _attachment(data, pos, stop, out):
     out.attached += 1
 
 
-def _loose_message(data, pos, stop, out):
-    """A message outside chunks (an unchunked file): one record at a time."""
-    if stop - pos < 9 + _MESSAGE_HEAD:
-        raise _Truncated("message record shorter than its header")
-    record = data[pos:stop]
-    row = np.frombuffer(record, dtype=np.uint8)[None, :]
-    cid, log = struct.unpack_from("<H4xq", record, 9)     # the log time read as a chunk's are (int64): 2**64 - 1 is -1
-    out.add(row, np.array([cid]), np.array([log], dtype=np.int64))
+# bytes of consecutive messages outside chunks read at once (an unchunked file's data section is all such messages:
+# a log of camera frames, gigabytes, is read a run at a time, as a chunked one a chunk at a time)
+_RUN_BYTES = 16 << 20
+
+
+def _loose_messages(data, run, out):
+    """Consecutive messages outside chunks (an unchunked file), ``run`` their (start, stop) in the file, each at least
+    a message header long: read in one slice and gathered by channel and size as a chunk's are (one at a time, a
+    100 000-message log took 7 s, its messages decoded one by one)."""
+    first = run[0][0]
+    spans = np.asarray(run, dtype=np.int64) - first
+    buf = np.frombuffer(data[first:run[-1][1]], dtype=np.uint8)
+    starts, lengths = spans[:, 0], spans[:, 1] - spans[:, 0]
+    channels = buf[starts + 9].astype(np.uint16) | buf[starts + 10].astype(np.uint16) << 8
+    _flush(buf, starts, lengths, channels, out)
 
 
 def chunk_size_problem(kind, claimed, packed):
