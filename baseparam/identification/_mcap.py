@@ -64,6 +64,7 @@ class Contents:
     transform: object = None
     attached: int = 0
     repeated: set = field(default_factory=set)      # names of attachments met more than once
+    forged: bool = False        # ``problem`` is a summary that contradicts the data section: nothing is trusted
 
     def add(self, rows, channel_ids, log_times):
         """Messages given as full records ``(k, 9 + 22 + L)`` in file order: split by channel, numbered."""
@@ -242,9 +243,16 @@ def _summary_check(data, records, out):
         return (why, None) if why.startswith("its footer") else (None, why)
     stats, chunks = None, []
     for op, body, stop in summary:
-        if op == _CHANNEL:          # the summary repeats them: a channel named though its data records were lost
+        # the summary repeats them: a channel named though its data records were lost; one id defined otherwise than
+        # in the data section (the spec: records of one id are identical) is a damaged or forged file, whose
+        # messages' type or topic would be a guess
+        if op in (_SCHEMA, _CHANNEL):
+            before = (out.schemas if op == _SCHEMA else out.channels).copy()
             with contextlib.suppress(_Truncated):
                 _definition(op, data, body, stop, out)
+            if (conflict := _conflict(op, data, body, stop, before)) is not None:
+                out.forged = True
+                return conflict, None
         elif op == _STATISTICS:
             stats = (body, stop)
         elif op == _CHUNK_INDEX and stop - body >= 24:
@@ -259,6 +267,28 @@ def _summary_check(data, records, out):
                     "chunk dropped, repeated or damaged"), None
         return None, None
     return None, "its summary has no message statistics or chunk index"
+
+
+def _conflict(op, data, body, stop, before):
+    """What is wrong with the summary's schema or channel record ``data[body:stop]`` against the data section's
+    definitions ``before`` (``Contents.schemas`` or ``.channels``), or None (the same, or an id only it defines)."""
+    mine = Contents()
+    try:
+        _definition(op, data, body, stop, mine)
+    except _Truncated:
+        return None
+    (key, value), = (mine.schemas or mine.channels).items()
+    if key not in before or before[key] == value:
+        return None
+    what, old = "schema" if op == _SCHEMA else "channel", before[key]
+    if op == _SCHEMA:
+        def shown(v):
+            return f"{printable(v[0])!r} ({printable(v[1])}, {len(v[2])} bytes of definition)"
+    else:
+        def shown(v):
+            return f"topic {printable(v[0])!r} ({printable(v[1])}, schema {v[2]})"
+    return (f"{what} {key} is {shown(old)} in its data section, {shown(value)} in its summary: records of one id "
+            "must be identical (damaged or forged)")
 
 
 def _positions(positions, shown=5):
