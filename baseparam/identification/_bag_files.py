@@ -123,7 +123,7 @@ def _read_mcap(path, source):
     # read by pread, not mapped: a file another process cut short while it was mapped killed the reader by SIGBUS
     with stream:
         _mcap.read(FileBytes.of(stream, f"{source}: cannot read as MCAP"), contents)
-    if contents.problem and not contents.channels and not contents.pieces:
+    if contents.problem and (contents.forged or not contents.channels and not contents.pieces):
         raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
     raw = {}
     for cid, (topic, encoding, sid) in contents.channels.items():
