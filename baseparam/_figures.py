@@ -34,12 +34,10 @@ def pyplot(private=False):
         if problem is not None:
             # matplotlib said it in two lines of its own ("mkdir -p failed for path …", "Matplotlib created a
             # temporary cache directory at …") beside the command's, and made that folder itself
-            import warnings
-
+            from ._warnings import warn
             from .errors import printable
-            warnings.warn(f"MPLCONFIGDIR: {printable(repr(chosen))[:200]} is no folder matplotlib can write "
-                          f"({problem}); this run's figures use a temporary one, removed at its end", UserWarning,
-                          stacklevel=2)
+            warn(f"MPLCONFIGDIR: {printable(repr(chosen))[:200]} is no folder matplotlib can write ({problem}); this "
+                 "run's figures use a temporary one, removed at its end", UserWarning)
             chosen = None
     if private and "matplotlib" not in sys.modules and not chosen:
         import atexit

@@ -43,8 +43,8 @@ def decoded_xml(data: bytes):
     if info is None:
         return None, f"its XML declaration names encoding {codec!r}, which is not one known here; save it as UTF-8"
     if declared and not _keeps_ascii(info):
-        return None, (f"its XML declaration names encoding {codec!r}, which does not read ASCII as ASCII (XML "
-                      "parsers refuse it); save it as UTF-8")
+        return None, (f"its XML declaration names encoding {codec!r}, which does not read ASCII as ASCII "
+                      "(expat, the reader of urdfdom, refuses it); save it as UTF-8")
     if declared and info.name.startswith(("utf-16", "utf-32")):    # declared, but written with 8-bit characters
         return None, (f"its XML declaration names encoding {codec!r}, but the file is not written in it (no "
                       "byte-order mark, 8-bit characters); save it as UTF-8")
