@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from test_fuzz_round21_lcli import _Client, _stopped_while_waiting     # a client on which the run is stopped
+
 
 class _Cluster:
     """A LocalCluster whose close, as Dask's, ends the silence of its ``silence_logs`` and then, its loop not yet
@@ -21,25 +23,6 @@ class _Cluster:
             logging.getLogger("distributed.batched").info("Batched Comm Closed <TCP (closed)>", exc_info=True)
 
 
-class _Client:
-    def __init__(self, address, timeout):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def scatter(self, data, broadcast):
-        return data
-
-    def submit(self, *args, **kwargs):
-        return None
-
-
-def _stopped_while_waiting(futures):
-    raise KeyboardInterrupt
 
 
 def test_a_stopped_local_cluster_prints_no_comm_closed_traceback_from_its_close(monkeypatch, capfd):
