@@ -54,32 +54,34 @@ def bytes_unescaped(text: str) -> str:
     file name typed as ``é`` under ``LC_ALL=C`` as ``\\udcc3\\udca9``."""
     if text.isprintable():
         return text
-    return _ESCAPED_BYTES.sub(lambda run: bytes(ord(ch) - 0xDC00 for ch in run.group(0)).decode(
-        "utf-8", "surrogateescape"), text)
+    return _ESCAPED_BYTES.sub(lambda run: _escaped_bytes(run.group(0)).decode("utf-8", "surrogateescape"), text)
+
+
+def _escaped_bytes(run: str) -> bytes:
+    """The bytes a run of surrogates U+DC80–U+DCFF stands for (``surrogateescape``'s decoding undone)."""
+    return bytes(ord(ch) - 0xDC00 for ch in run)
 
 
 def _shown_piece(piece: str) -> str:
     """A piece of :func:`printable`'s text: a run of surrogate-escaped bytes as the UTF-8 text its bytes spell (a
     byte that spells none as ``\\xNN``), and then any character not printable escaped."""
     if piece and "\udc80" <= piece[0] <= "\udcff":
-        piece = bytes(ord(ch) - 0xDC00 for ch in piece).decode("utf-8", "backslashreplace")
+        piece = _escaped_bytes(piece).decode("utf-8", "backslashreplace")
     return piece if piece.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in piece)
 
 
 # A value longer than this that another library's message repeats (click's usage error, Dask's refusal of an address)
 # is shown by its ends: a 3 000-character value given to --parameters filled the terminal with its one line.
 _VALUE_LIMIT = 200
-_LONG_VALUE = rf"'[^']{{{_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_VALUE_LIMIT - 1},}}\"|\S{{{_VALUE_LIMIT + 1},}}"
+_LONG_VALUE = re.compile(rf"'[^']{{{_VALUE_LIMIT - 1},}}'|\"[^\"]{{{_VALUE_LIMIT - 1},}}\"|\S{{{_VALUE_LIMIT + 1},}}")
 
 
 def long_values_shortened(text: str) -> str:
     """``text`` (another library's message) with each quoted value or word longer than :data:`_VALUE_LIMIT`
     characters cut to its first two thirds and last third of that, around '…' (a file name's end, a quote, stay):
     the rule ``baseparam._checks.shown`` keeps for the values the library's own messages show."""
-    import re                   # here: this module is loaded first, with nothing else (baseparam._entry)
-
     head, tail = 2 * _VALUE_LIMIT // 3, _VALUE_LIMIT // 3
-    return re.sub(_LONG_VALUE, lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
+    return _LONG_VALUE.sub(lambda found: f"{found.group(0)[:head]}…{found.group(0)[-tail:]}", text)
 
 
 # dlopen's words for a shared library it could not map: an exhausted address space (`ulimit -v`)
