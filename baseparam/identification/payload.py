@@ -301,17 +301,15 @@ class PayloadResult:
         mass, com, inertia = float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float)
         if self.robot is None or robot is self.robot:
             return mass, com, inertia
-        from ..model.dh_equivalent import TOLERANCE, arm_relation
-
         robot = require_robot(robot)
         own, other = (printable(r.source_file or r.name) for r in (self.robot, robot))
-        kinds = ["".join(j.type[0].upper() for j in r.joints) for r in (self.robot, robot)]
-        differs, last = (f"its joints ({kinds[1]} for {kinds[0]})", None) if kinds[0] != kinds[1] else \
-            arm_relation(self.robot, robot)         # last: self.robot's last link frame in robot's
+        kinds, differs, last = _relation(self.robot, robot)     # last: self.robot's last link frame in robot's
+        if kinds[0] != kinds[1]:
+            differs = f"its joints ({kinds[1]} for {kinds[0]})"
         if differs is not None:
             raise ArgumentError(f"robot: {other} is not the arm the payload was identified on ({own}): {differs} "
                                 "differs (the payload is in the frame of that arm's last link)")
-        if np.abs(last - np.eye(4)).max() <= TOLERANCE:
+        if last is None:
             return mass, com, inertia
         R = last[:3, :3]
         return mass, R @ com + last[:3, 3], R @ inertia @ R.T
@@ -396,21 +394,32 @@ def same_arm(robot, model, label="model", robot_name=None, model_name=None):
     SettingsError
         Another robot (other joint types) or another arm (an axis placed otherwise, gravity).
     """
-    from ..model.dh_equivalent import TOLERANCE, arm_relation
-
     robot, model = require_robot(robot), require_robot(model, "model")
     robot_name = robot_name or robot.source_file or robot.name
     model_name = model_name or model.source_file or model.name
-    kinds = ["".join(j.type[0].upper() for j in r.joints) for r in (robot, model)]
+    kinds, differs, last = _relation(robot, model)
     if kinds[0] != kinds[1]:
         # the payload's frame is the model's last link: on another robot's last link it means nothing
         raise SettingsError(f"{label}: {robot_name} ({kinds[0]}) is not the robot of {label} {model_name} "
                             f"({kinds[1]})")
-    differs, last = arm_relation(robot, model)
     if differs is not None:
         raise SettingsError(f"{label}: {model_name} is not the arm of {robot_name}: {differs} differs (a model holds "
                             f"the bodies of {robot_name}'s own arm, its frames placed as it likes)")
-    return None if np.abs(last - np.eye(4)).max() <= TOLERANCE else frame_change(last)
+    return None if last is None else frame_change(last)
+
+
+def _relation(robot, other):
+    """How ``other`` describes ``robot``'s arm, for :func:`same_arm` and :meth:`PayloadResult._carried`: their joint
+    types as letters (``('RRRRRR', 'RRRRRR')``); when those agree, what differs between the arms or None
+    (:func:`~baseparam.model.dh_equivalent.arm_relation`'s words); and ``robot``'s last link frame in ``other``'s
+    (4×4), None when both put it at one place (to 1e-9 m) or the arms differ."""
+    from ..model.dh_equivalent import TOLERANCE, arm_relation
+
+    kinds = tuple("".join(j.type[0].upper() for j in r.joints) for r in (robot, other))
+    if kinds[0] != kinds[1]:
+        return kinds, None, None
+    differs, last = arm_relation(robot, other)
+    return kinds, differs, None if last is None or np.abs(last - np.eye(4)).max() <= TOLERANCE else last
 
 
 def _plain(value):
@@ -580,6 +589,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                                 "model")
         reported = require_robot(load_robot(reported) if is_file_name(reported) else reported)
         carry = same_arm(reported, robot)
+    reported = robot if reported is None else reported      # the robot the result names (model's by default)
     if wrench is not None:
         if static or unloaded is not None or friction:
             raise SettingsError("wrench: the sensor's wrench is the payload's alone; leave out static, unloaded "
@@ -601,7 +611,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         return _reported(PayloadResult(**identify_static(robot, predicted, raw(loaded, "loaded"),
                                                          None if unloaded is None else raw(unloaded, "unloaded"),
                                                          still_tolerance, still_duration, carry),
-                                       robot=robot if reported is None else reported))
+                                       robot=reported))
 
     def prepared(data, what):
         out = []
@@ -656,7 +666,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             F[:, j, 3 * j:3 * j + 3] = E[:, j]
     return _reported(PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
                                    mode="model" if unloaded is None else "difference", n_samples=S,
-                                   robot=robot if reported is None else reported))
+                                   robot=reported))
 
 
 def _reported(result):
