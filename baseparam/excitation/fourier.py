@@ -184,8 +184,9 @@ class FourierSeries:
         return (type(self), (self.period, self.q0, self.a, self.b))
 
     def _key(self):
-        # + 0.0: -0.0 becomes 0.0, whose bytes differ though the two compare equal (no NaN: checked when made)
-        return (self.period, self.a.shape, *((v + 0.0).astype(np.float64).tobytes() for v in (self.q0, self.a, self.b)))
+        # + 0.0: -0.0 becomes 0.0, whose bytes differ though the two compare equal (no NaN: checked when made; the
+        # fields are float64, made so in __post_init__)
+        return (self.period, self.a.shape, *((v + 0.0).tobytes() for v in (self.q0, self.a, self.b)))
 
     def __eq__(self, other):
         """Equal when period and coefficients are equal number for number: a series is a value, as an
