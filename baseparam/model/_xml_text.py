@@ -60,7 +60,8 @@ def decoded_xml(data: bytes):
     except UnicodeError:            # a codec failing without a byte to blame (undefined, punycode, idna)
         return None, (f"its XML declaration names encoding {codec!r}, which the file does not decode in; "
                       "save it as UTF-8")
-    if declared and not text.startswith("<?xml"):   # an encoding that does not keep ASCII as ASCII (EBCDIC)
+    if declared and not text.startswith("<?xml"):   # a codec reading the markup otherwise in context (_keeps_ascii
+        # tries it alone; EBCDIC and the escaping codecs are refused there)
         return None, f"its XML declaration names encoding {codec!r}, which it is not written in; save it as UTF-8"
     return as_utf8_declared(text), None
 
