@@ -20,10 +20,13 @@ PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0
 
 
 def _pin_torques(robot, q, qd, qdd, payload=PAYLOAD):
-    """pinocchio's RNEA of ``robot``'s bodies, ``payload`` added to its last link (in that link's frame)."""
+    """pinocchio's RNEA of ``robot``'s bodies, ``payload`` (None: none) added to its last link (in that link's
+    frame)."""
     inertias = [pin.Inertia(j.inertia.mass, np.asarray(j.inertia.com, float), np.asarray(j.inertia.inertia, float))
                 for j in robot.joints]
-    inertias[-1] = inertias[-1] + pin.Inertia(payload[0], payload[1], payload[2])
+    if payload is not None:
+        inertias[-1] = inertias[-1] + pin.Inertia(payload[0], np.asarray(payload[1], float),
+                                                  np.asarray(payload[2], float))
     model, _ = build_model(robot, inertias)
     data = model.createData()
     return np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(q, qd, qdd)])

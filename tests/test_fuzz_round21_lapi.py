@@ -6,6 +6,8 @@ import pytest
 
 import baseparam as bp
 from conftest import ROOT
+# the lpay round's arm pair, payload and pinocchio torques (payload=None: the arm alone)
+from test_fuzz_round20_lpay import PAYLOAD, UR, UR_CAD, _pin_torques
 
 
 def _rest_series(period=1.0):
@@ -97,27 +99,6 @@ def test_an_export_prefix_of_a_windows_device_name_is_refused(tmp_path, prefix, 
 
 # --- 2. PayloadResult remembers the robot it was identified on ------------------------------------------------------
 
-UR, UR_CAD = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "ur10e_cad.yaml"
-# in robots/ur10e.yaml's last link frame (DH frame 6, the URDF's tool0)
-PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
-                                                         [0.0, 0.001, 0.006]]))
-
-
-def _pin_rnea(robot, q, qd, qdd, payload=None):
-    """pinocchio's RNEA of ``robot``'s bodies (its last link's plus ``payload``, in that link's frame)."""
-    import pinocchio as pin
-    from pin_model import build_model
-
-    inertias = [pin.Inertia(j.inertia.mass, np.asarray(j.inertia.com, float), np.asarray(j.inertia.inertia, float))
-                for j in robot.joints]
-    if payload is not None:
-        inertias[-1] = inertias[-1] + pin.Inertia(payload[0], np.asarray(payload[1], float),
-                                                  np.asarray(payload[2], float))
-    model, _ = build_model(robot, inertias)
-    data = model.createData()
-    return np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(q, qd, qdd)])
-
-
 def _payload_result(robot, payload=PAYLOAD):
     from baseparam.identification.payload import PayloadResult, payload_parameters
 
@@ -158,9 +139,9 @@ def test_a_payload_attached_to_its_arm_described_in_other_frames_is_carried_into
     result = _payload_result(ur)
     rng = np.random.default_rng(5)
     q, qd, qdd = rng.uniform(-1.5, 1.5, (3, 8, 6))
-    truth = _pin_rnea(ur, q, qd, qdd, PAYLOAD) - _pin_rnea(ur, q, qd, qdd)
+    truth = _pin_torques(ur, q, qd, qdd, PAYLOAD) - _pin_torques(ur, q, qd, qdd, None)
     attached = result.attach(cad)
-    got = _pin_rnea(attached, q, qd, qdd) - _pin_rnea(cad, q, qd, qdd)
+    got = _pin_torques(attached, q, qd, qdd, None) - _pin_torques(cad, q, qd, qdd, None)
     # the two descriptions are one arm to tenths of a millimetre (DH rounding): N·m of 2 kg at ~1 m
     scale = np.abs(truth).max()
     assert np.abs(got - truth).max() < 2e-3 * scale, (np.abs(got - truth).max(), scale)
@@ -170,7 +151,8 @@ def test_a_payload_attached_to_its_arm_described_in_other_frames_is_carried_into
     # the frame change is no small correction: the numbers taken as they are miss by a tenth of the torque
     import baseparam.model.attach as attach
     wrong = attach.with_payload(cad, *PAYLOAD)
-    assert np.abs(_pin_rnea(wrong, q, qd, qdd) - _pin_rnea(cad, q, qd, qdd) - truth).max() > 0.05 * scale
+    wrong_torques = _pin_torques(wrong, q, qd, qdd, None) - _pin_torques(cad, q, qd, qdd, None)
+    assert np.abs(wrong_torques - truth).max() > 0.05 * scale
     # robot_text (--robot-out) carries it alike
     text = result.robot_text(cad, "yaml")
     assert np.allclose(bp.parse_robot(text).joints[-1].inertia.com, body.com, atol=1e-9)
@@ -181,7 +163,7 @@ def _still_table(robot, payload, seed=4, n=12, noise=5):
     ``noise``)."""
     poses = np.random.default_rng(seed).uniform(-1.5, 1.5, (n, robot.n_dof))
     zero = np.zeros_like(poses)
-    tau = _pin_rnea(robot, poses, zero, zero, payload) + np.random.default_rng(noise).normal(0.0, 0.01, poses.shape)
+    tau = _pin_torques(robot, poses, zero, zero, payload) + np.random.default_rng(noise).normal(0.0, 0.01, poses.shape)
     return bp.Trajectory(t=np.arange(float(n)), q=poses, tau=tau)
 
 
@@ -300,7 +282,7 @@ def _moving_log(robot, payload, seconds=4.0, dt=0.01, seed=1):
     qd = 0.28 * k * np.cos(np.outer(t, 0.7 * k) + k) + 0.3 * (1.9 + 0.3 * k) * np.cos(np.outer(t, 1.9 + 0.3 * k))
     qdd = -0.196 * k ** 2 * np.sin(np.outer(t, 0.7 * k) + k) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(
         np.outer(t, 1.9 + 0.3 * k))
-    tau = _pin_rnea(robot, q, qd, qdd, payload) + np.random.default_rng(seed).normal(0.0, 0.02, q.shape)
+    tau = _pin_torques(robot, q, qd, qdd, payload) + np.random.default_rng(seed).normal(0.0, 0.02, q.shape)
     return bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
 
 
