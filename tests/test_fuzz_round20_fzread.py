@@ -12,16 +12,17 @@ from baseparam.identification._cdr import JOINT_STATE_MSGDEF
 from test_logs import _message, _typestore
 
 
-def _mcap_with_definition(path, msgdef, n=20):
+def _mcap_with_definition(path, msgdef, n=20, encoding="ros2msg"):
     """An MCAP file of JointState messages serialized as sensor_msgs/msg/JointState is, whose schema record carries
-    ``msgdef`` as the type's definition: q = (0.1·k, 0.2, 0.3), q̇ = (1, 2, 3), τ = (10, 20, 30)."""
+    ``msgdef`` as the type's definition (in ``encoding``: ros2msg, ros2idl): q = (0.1·k, 0.2, 0.3), q̇ = (1, 2, 3),
+    τ = (10, 20, 30)."""
     from mcap.writer import CompressionType, Writer
 
     ts = _typestore()
     with open(path, "wb") as stream:
         writer = Writer(stream, compression=CompressionType.NONE)
         writer.start()
-        schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2msg", msgdef.encode())
+        schema = writer.register_schema("sensor_msgs/msg/JointState", encoding, msgdef.encode())
         channel = writer.register_channel("/joint_states", "cdr", schema)
         for k in range(n):
             t = 10**9 + k * 5_000_000

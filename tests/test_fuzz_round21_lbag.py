@@ -97,21 +97,7 @@ def _ros2idl(files):
 def _mcap_with_idl(path, files, n=20):
     """An MCAP file of standard JointState messages (q = (0.1·k, 0.2, 0.3), q̇ = (1, 2, 3)) whose schema record
     carries ``files`` as a ``ros2idl`` definition."""
-    from mcap.writer import CompressionType, Writer
-
-    ts = _typestore()
-    with open(path, "wb") as stream:
-        writer = Writer(stream, compression=CompressionType.NONE)
-        writer.start()
-        schema = writer.register_schema("sensor_msgs/msg/JointState", "ros2idl", _ros2idl(files).encode())
-        channel = writer.register_channel("/joint_states", "cdr", schema)
-        for k in range(n):
-            t = 10**9 + k * 5_000_000
-            msg = _message(ts, t, ["shoulder", "elbow", "wrist"], [0.1 * k, 0.2, 0.3], [1.0, 2.0, 3.0],
-                           [10.0, 20.0, 30.0])
-            writer.add_message(channel, t, ts.serialize_cdr(msg, "sensor_msgs/msg/JointState"), t)
-        writer.finish()
-    return path
+    return _mcap_with_definition(path, _ros2idl(files), n, encoding="ros2idl")
 
 
 def test_joint_state_as_ros2idl_read(tmp_path):
