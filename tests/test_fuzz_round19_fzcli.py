@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from baseparam.cli import main
-from conftest import ROOT
+from conftest import DATA, ROOT, needs_data
 
 UR = ROOT / "robots" / "ur10e.yaml"
 
@@ -195,13 +195,14 @@ def test_a_model_of_another_arm_is_refused_before_the_fit(tmp_path, monkeypatch)
     assert f"--model: {other} is not the arm of {UR}: joint " in result.output, result.output
 
 
+@needs_data
 def test_descriptions_of_one_arm_move_alike(tmp_path):
     """What --model is documented to take passes: a URDF and its DH equivalent (a base offset between them), the
     same arm with other bodies; another arm, or the same one with its last frame elsewhere, does not."""
     import baseparam as bp
     from baseparam.identification.payload import same_arm
     from baseparam.model.dh_equivalent import arm_relation, dh_equivalent, dh_robot
-    urdf = bp.load_robot(ROOT.parent / "shared" / "data" / "kuka_lwr4" / "kuka_lwr4.urdf")
+    urdf = bp.load_robot(DATA / "kuka_lwr4" / "kuka_lwr4.urdf")
     # one arm, one last frame: nothing to carry the payload across
     assert same_arm(urdf, dh_robot(urdf, dh_equivalent(urdf))) is None
     assert same_arm(urdf, bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")) is None
