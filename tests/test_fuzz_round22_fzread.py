@@ -1,0 +1,61 @@
+"""Fuzz round twenty-two (issue 28), readers: what the fzread helper's drivers found, each with a test that fails on
+the code before its fix."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+
+JOINTS = ["a", "b", "c"]
+
+
+def _lerobot(root, state_names, velocity_names, velocity_order=(0, 1, 2, 3)):
+    """A LeRobot-like dataset of 4-value lists (the robot's three joints and a gripper, g): its velocity list stored
+    in ``velocity_order`` and named ``velocity_names`` in meta/info.json. Returns the episode's path and the true
+    (S, 4) velocities in the state's order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    (root / "meta").mkdir(parents=True)
+    (root / "data" / "chunk-000").mkdir(parents=True)
+    features = {"observation.state": {"dtype": "float64", "shape": [4], "names": state_names},
+                "observation.velocity": {"dtype": "float64", "shape": [4], "names": velocity_names}}
+    (root / "meta" / "info.json").write_text(json.dumps({"features": features}), encoding="utf-8")
+    t = np.arange(60) / 100.0
+    q = np.column_stack([np.sin(t * (k + 1)) + k for k in range(4)])
+    qd = np.column_stack([10.0 * k + np.cos(t * (k + 1)) for k in range(4)])
+    path = root / "data" / "chunk-000" / "episode_000000.parquet"
+    pq.write_table(pa.table({"timestamp": t, "observation.state": list(q),
+                             "observation.velocity": list(qd[:, list(velocity_order)]),
+                             "observation.effort": list(q)}), path)
+    return path, qd
+
+
+@pytest.mark.parametrize("velocity_names", [
+    ["b", "a", "c", "wrist"],                   # the state's joints reordered, with another joint among them
+    ["b", "b", "c", "g"],                       # a joint named twice
+    ["b", "a", "c"],                            # fewer names than values
+    ["b.vel", "a.vel", "c.vel", "x.vel"],       # LeRobot's suffixes
+])
+def test_lerobot_list_naming_a_joint_at_another_place_is_refused(tmp_path, velocity_names):
+    # the velocity list's own names put b first: read in the state's order, b's velocity went to joint a, exit 0
+    state = ["a.pos", "b.pos", "c.pos", "g.pos"] if "." in velocity_names[0] else ["a", "b", "c", "g"]
+    path, _ = _lerobot(tmp_path, state, velocity_names, velocity_order=(1, 0, 2, 3))
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=JOINTS)
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and "observation.velocity" in message
+    assert "at value 1" in message and "observation.state" in message
+
+
+@pytest.mark.parametrize("velocity_names, order", [
+    (["a", "b", "c", "g"], (0, 1, 2, 3)),           # the state's names
+    (["b", "a", "c", "g"], (1, 0, 2, 3)),           # the state's names in another order: read by them
+    (["m1", "m2", "m3", "m4"], (0, 1, 2, 3)),       # names of their own (motors): in the state's order, as before
+    (["a", "b", "x", "g"], (0, 1, 2, 3)),           # the state's joints at their places, another among them
+])
+def test_lerobot_lists_named_alike_or_otherwise_still_read(tmp_path, velocity_names, order):
+    path, qd = _lerobot(tmp_path, ["a", "b", "c", "g"], velocity_names, velocity_order=order)
+    assert np.array_equal(bp.read_trajectory(path, joints=JOINTS).qd, qd[:, :3])
