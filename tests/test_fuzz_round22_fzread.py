@@ -59,3 +59,38 @@ def test_lerobot_list_naming_a_joint_at_another_place_is_refused(tmp_path, veloc
 def test_lerobot_lists_named_alike_or_otherwise_still_read(tmp_path, velocity_names, order):
     path, qd = _lerobot(tmp_path, ["a", "b", "c", "g"], velocity_names, velocity_order=order)
     assert np.array_equal(bp.read_trajectory(path, joints=JOINTS).qd, qd[:, :3])
+
+
+def _wrench_log(path, eol, bad_row):
+    """A CSV log of 40 samples with a wrench beside the joints, its lines ended by ``eol``, q1 NaN in ``bad_row``:
+    each wrench value its row's number (so that a row taken for another shows)."""
+    t = np.arange(40) * 0.01
+    q = np.column_stack([np.sin(t), np.cos(t), t])
+    lines = ["t,q1,q2,q3,tau1,tau2,tau3,fx,fy,fz,mx,my,mz"]
+    for k in range(40):
+        values = [t[k], *q[k], *q[k], *(k + 100.0 * np.arange(6))]
+        values[1] = float("nan") if k == bad_row else values[1]
+        lines.append(",".join(repr(float(v)) for v in values))
+    path.write_bytes((eol.join(lines) + eol).encode())
+    return path
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r\r\n", "\r"])
+def test_wrench_rows_dropped_with_the_trajectory_are_the_same_lines(tmp_path, eol):
+    # lines ended \r\r\n (Python's csv writer on Windows) were numbered twice as far by the wrench's csv split: the
+    # line the trajectory dropped (q1 NaN, line 23) was another row of the wrench's, which then lagged the motion by a
+    # sample over rows 10–20, at exit 0
+    from baseparam.identification.payload_wrench import log_wrench
+    path = _wrench_log(tmp_path / "log.csv", eol, bad_row=21)
+    log = bp.read_trajectory(path, skip_bad_rows=True)
+    assert log.n_samples == 39 and [line for line, _ in log.skipped] == [23]
+    kept, wrench = log_wrench(path, "fx,fy,fz,mx,my,mz", log, skip_bad_rows=True)
+    assert np.array_equal(wrench[:, 0], np.round(kept.t / 0.01))
+
+
+def test_wrench_quoted_field_running_on_is_one_line(tmp_path):
+    from baseparam.identification.payload_wrench import read_wrench
+    path = tmp_path / "log.csv"
+    path.write_text('fx,fy,fz,mx,my,mz\n"1,2,3,4,5,6\n' + "1,2,3,4,5,6\n" * 20, encoding="utf-8")
+    with pytest.raises(bp.DataError, match=r"log.csv: wrench: line 2: a quoted field runs on"):
+        read_wrench(path, "fx,fy,fz,mx,my,mz")
