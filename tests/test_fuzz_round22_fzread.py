@@ -116,3 +116,38 @@ def test_gains_from_targets_pairs_torque_and_current_of_one_time(tmp_path):
     found = _controller_gains([str(path)], None, "tau=7:10,current=10:13", reading)
     assert found.n_samples == 298
     assert np.allclose(found.gains, gains, rtol=1e-12) and found.rmse.max() < 1e-12
+
+
+def _joint_state_messages(t, names, offset):
+    """Messages of a JointState topic naming ``names`` at times ``t``: joint j's position ``offset + j + 0.1·k`` at
+    message k."""
+    from test_logs import _ns
+    return [(int(_ns(t[k])), int(_ns(t[k])), names, [offset + j + 0.1 * k for j in range(len(names))],
+             [0.0] * len(names), [1.0] * len(names)) for k in range(t.size)]
+
+
+@pytest.mark.parametrize("topic", ["/arm,/extra", "/extra,/arm"])
+def test_bag_joint_in_two_used_topics_is_refused(tmp_path, topic):
+    # /extra is read for joint d, and names a too (another value): a's position was /arm's, silently, by the topics'
+    # counts of joints
+    from test_logs import write_bag
+    t = 1.0 + np.arange(100) / 100.0
+    path = write_bag(tmp_path / "bag", "mcap", {"/arm": _joint_state_messages(t, ["a", "b", "c"], 0.0),
+                                                 "/extra": _joint_state_messages(t, ["a", "d"], 100.0)})
+    with pytest.raises(bp.DataError, match=r"joint a: its position is in the messages of /arm naming a, b, c and in "
+                                           r"those of /extra naming a, d; which is the joint's is not known"):
+        bp.read_trajectory(path, joints=["a", "b", "c", "d"], topic=topic)
+    # the joints of one topic each: read as before
+    both = bp.read_trajectory(path, joints=["b", "c", "d"], topic=topic)
+    assert np.array_equal(both.q[:, 2], 101.0 + 0.1 * np.arange(100))
+
+
+def test_bag_stream_of_fewer_joints_left_unused_still_reads(tmp_path):
+    # a driver naming a, b, c before it named a, b, c, d: those messages are not used (noted), not a second source
+    from test_logs import write_bag
+    t = 1.0 + np.arange(120) / 100.0
+    early = _joint_state_messages(t[:20], ["a", "b", "c"], 0.0)
+    late = _joint_state_messages(t[20:], ["a", "b", "c", "d"], 0.0)
+    path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": early + late})
+    log = bp.read_trajectory(path, joints=["a", "b", "c", "d"])
+    assert log.n_samples == 100 and any("not used" in note for note in log.notes)
