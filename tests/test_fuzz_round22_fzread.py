@@ -151,3 +151,25 @@ def test_bag_stream_of_fewer_joints_left_unused_still_reads(tmp_path):
     path = write_bag(tmp_path / "bag", "mcap", {"/joint_states": early + late})
     log = bp.read_trajectory(path, joints=["a", "b", "c", "d"])
     assert log.n_samples == 100 and any("not used" in note for note in log.notes)
+
+
+@pytest.mark.parametrize("field, attribute, unit", [
+    ("q", "units", "deg"), ("q", "Units", np.array([b"degrees"])), ("t", "unit", "ms"), ("qd", "units", "deg/s"),
+    ("tau", "units", "N mm"),
+])
+def test_h5_dataset_declaring_another_unit_is_refused(tmp_path, field, attribute, unit):
+    # a q dataset marked units = "deg" was read as radians, exit 0, where a CSV's 'q1 [deg]' is refused
+    import h5py
+    t = np.arange(40) * 0.01
+    q = np.column_stack([np.sin(t), np.cos(t), t])
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["qd"], f["tau"] = t, q, q, q
+        f[field].attrs[attribute] = unit
+    with pytest.raises(bp.DataError, match=rf"log.h5: field {field} \(key {field}\): attribute {attribute} = '.*': "
+                                           "that unit is not accepted"):
+        bp.read_trajectory(path)
+    with h5py.File(path, "a") as f:        # SI, another spelling, or no text: read as before
+        for value in ("rad" if field == "q" else "s" if field == "t" else "N m", "seconds", 5):
+            f[field].attrs[attribute] = value
+            assert np.array_equal(bp.read_trajectory(path).t, t)
