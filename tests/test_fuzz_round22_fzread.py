@@ -173,3 +173,30 @@ def test_h5_dataset_declaring_another_unit_is_refused(tmp_path, field, attribute
         for value in ("rad" if field == "q" else "s" if field == "t" else "N m", "seconds", 5):
             f[field].attrs[attribute] = value
             assert np.array_equal(bp.read_trajectory(path).t, t)
+
+
+@pytest.mark.parametrize("order", [[1, 0, 2, 3, 4, None], [0, 0, 2, 3, 4, 5]])
+def test_floating_parquet_naming_a_joint_at_another_place_is_refused(space, tmp_path, order):
+    # metadata joint_names [joint2, joint1, …, gripper] (or joint1 twice): not the robot's names reordered, so the
+    # columns were read in the file's order, joint2's going to joint1, exit 0 (a CSV's or NPZ's names are checked)
+    import dataclasses
+    import json
+
+    import pyarrow.parquet as pq
+    from conftest import ROOT
+    from baseparam.identification.floating_logs import write_floating
+    from baseparam.model.robot import joint_names
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    own = list(joint_names(robot.joints))
+    path = tmp_path / "log.parquet"
+    write_floating(dataclasses.replace(space.log, joint_names=tuple(own)), path, ())
+    table = pq.read_table(path)
+    metadata = dict(table.schema.metadata)
+    listed = [own[k] if k is not None else "gripper" for k in order]
+    metadata[b"baseparam.floating"] = json.dumps({"joint_names": listed, "contacts": []}).encode()
+    pq.write_table(table.replace_schema_metadata(metadata), path)
+    with pytest.raises(bp.DataError, match=r"log.parquet: the file names its joints joint2|joint1, joint1"):
+        bp.read_trajectory(path, robot=robot)
+    metadata[b"baseparam.floating"] = json.dumps({"joint_names": own[::-1], "contacts": []}).encode()
+    pq.write_table(table.replace_schema_metadata(metadata), path)       # the robot's names reordered: by name
+    assert np.array_equal(bp.read_trajectory(path, robot=robot).q[:, 7:], space.log.q[:, :6:-1])
