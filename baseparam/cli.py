@@ -1830,6 +1830,8 @@ def _expanded(logs):
 def _controller_gains(paths, column_map, text, reading):
     """``--gains-from-targets``: the commanded torque and current columns of every log (read with ``reading``,
     read_trajectory's options), pooled, through :func:`~baseparam.identification.drive_gains.controller_gains`."""
+    import numpy as np
+
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
     from .motion import central_differences
@@ -1846,9 +1848,13 @@ def _controller_gains(paths, column_map, text, reading):
         a = read_trajectory(path, columns={**base, "tau": targets["tau"]}, **reading)
         b = read_trajectory(path, columns={**base, "current": targets["current"]}, gains=1.0, **reading)
         qd = a.qd if a.qd is not None else central_differences(a.q, a.t)
-        torque.append(a.tau)
-        current.append(b.tau)
-        velocity.append(qd)
+        # --skip-bad-rows drops a row damaged in the torque columns from a, one damaged in the current columns from
+        # b: the samples both kept, matched by time (the rows of one count, taken in order, were apart by a sample
+        # between the two damaged rows, and the gains fitted across them without a word)
+        _, in_a, in_b = np.intersect1d(a.t, b.t, assume_unique=True, return_indices=True)    # times increase
+        torque.append(a.tau[in_a])
+        current.append(b.tau[in_b])
+        velocity.append(qd[in_a])
     return controller_gains(torque, current, velocity)
 
 

@@ -22,6 +22,7 @@ from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, Trajectory, _coarse_time,
                       _one_line)
 from ._columns import _check_fields, _normalize_map, choose_sources, shown_names
+from ._names import _UNIT_HINT
 from ._rows import _Table, _finish
 
 
@@ -629,7 +630,8 @@ def _read_h5_file(h5, h5py, source, columns, gains, skip_bad_rows, n_dof):
                             "not numbers")
         return dset.shape or (), dset.dtype
 
-    return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof)
+    return _read_array_file(source, keys, probe, lambda key: h5[key][()], columns, gains, skip_bad_rows, n_dof,
+                            unit_of=lambda key: _unit_attribute(h5[key]))
 
 
 def _soft_link(h5, h5py, name):
@@ -641,9 +643,10 @@ def _soft_link(h5, h5py, name):
     return link.path if isinstance(link, h5py.SoftLink) else None
 
 
-def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof):
+def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows, n_dof, unit_of=None):
     """Choose a key per field among ``arrays`` (key names), check each chosen array's ``probe(key)``
-    (shape, dtype) against :data:`MAX_VALUES`, then read them with ``read(key)`` and validate."""
+    (shape, dtype) against :data:`MAX_VALUES`, and the unit ``unit_of(key)`` declares (:func:`_refuse_other_unit`),
+    then read them with ``read(key)`` and validate."""
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_KEYS, arrays,
                             entry="one array name (key)", thing="array",
                             listing=f"keys {shown_names(sorted(arrays))}" if arrays else "no arrays",
@@ -654,6 +657,8 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
         shape, dtype = _read_key(source, field, key, probe)
         if dtype.kind not in "iuf":
             raise DataError(f"{source}: field {field} (key {key}): not numeric (dtype {dtype})")
+        if unit_of is not None:
+            _refuse_other_unit(source, field, key, _read_key(source, field, key, unit_of))
         count = math.prod(shape)
         total += count
         if total > MAX_VALUES:
@@ -661,6 +666,50 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
                             f"too large; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
     keyed = {field: (_read_key(source, field, key, read), key) for field, key in chosen.items()}
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
+
+
+# Units an HDF5 dataset's ``units`` attribute may name that are not its field's SI unit (compared without case and
+# blanks): the values are never converted, and a CSV's column naming one is refused (``q1 [deg]``). Others (``rad``,
+# ``seconds``, a spelling not listed) are read as before: SI.
+_OTHER_UNITS = {
+    "t": {"ms", "msec", "millisecond", "milliseconds", "us", "µs", "μs", "usec", "microsecond", "microseconds", "ns",
+          "nsec", "nanosecond", "nanoseconds", "min", "minute", "minutes", "h", "hour", "hours"},
+    "q": {"mm", "cm", "mrad"},
+    "qd": {"rpm", "mm/s", "mms-1"},
+    "qdd": {"mm/s^2", "mm/s²", "mms-2"},
+    "tau": {"nmm", "n·mm", "n.mm", "n*mm", "mnm", "mn·m", "mn.m", "mn*m", "knm", "kn·m", "kn.m"},
+    "current": {"ma", "milliampere", "milliamperes", "milliamp", "milliamps"},
+}
+_ANGLE_FIELDS = ("q", "qd", "qdd")
+_UNIT_ATTRIBUTES = ("units", "unit", "Units", "Unit", "UNITS", "UNIT")
+
+
+def _unit_attribute(dataset):
+    """``(name, text)`` of an HDF5 dataset's ``units`` (or ``unit``) attribute, or None (none, or not one text)."""
+    name = next((n for n in _UNIT_ATTRIBUTES if n in dataset.attrs), None)
+    # one value (a text, or an array of one), of a bounded size: not read whole when it is an array of millions
+    if name is None or dataset.attrs.get_id(name).get_storage_size() > 4096:
+        return None
+    value = dataset.attrs[name]
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(-1)[0]
+    if isinstance(value, (bytes, np.bytes_)):
+        value = bytes(value).decode("utf-8", "replace")
+    return (name, str(value)) if isinstance(value, str) else None
+
+
+def _refuse_other_unit(source, field, key, attribute):
+    """DataError when an HDF5 dataset's unit ``attribute`` (``(name, text)`` or None) names another unit than the SI
+    one of its ``field`` (degrees, milliseconds, N·mm …, :data:`_OTHER_UNITS`): the values were read as SI without
+    a word (a ``q`` dataset marked ``units = "deg"`` read as radians)."""
+    if attribute is None:
+        return
+    name, text = attribute
+    unit = "".join(text.split()).lower()
+    other = unit in _OTHER_UNITS[field] or (field in _ANGLE_FIELDS and ("deg" in unit or "°" in unit))
+    if other:
+        raise DataError(f"{source}: field {field} (key {key}): attribute {name} = {shown(text)}: that unit "
+                        f"is not accepted (the values are not converted); give {field} in {_UNIT_HINT[field]}")
 
 
 def _read_key(source, field, key, read):

@@ -94,6 +94,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     for note in notes:                     # a damaged file read in part: said where, whoever reads it
         warn(note, DataWarning)
     topics = _choose_topics(raw, topic, source)
+    chosen = set(topics)                   # the log's JointState topics (not those only a column map names)
     # TOPIC:FIELD of a JointState topic read is that topic's plain field: 'qd=/joint_states:effort' took tau's source
     refuse_shared_sources(source, {f: e[1] if isinstance(e, tuple) and e[0] in topics and e[1] in ARRAYS else e
                                    for f, e in fields.items()}, "JointState field")
@@ -133,7 +134,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         s.names = tuple(names)
         # its messages out of the recorder's order refused here, or dropped among the damaged ones (listed below)
         streams.append(_with_clock(s, clock, source, notes, damaged if skip_bad_rows else None))
-    data, ids, base = _align(streams, names, fields, source, notes, clock)
+    data, ids, base = _align(streams, names, fields, source, notes, clock, chosen)
     if "qdd" not in data and len(streams) == 1:
         qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids, notes, source)
         if qdd is not None:
@@ -541,9 +542,10 @@ def _joint_names(streams, joints, n_dof, source, notes):
     return matched_joints(source, seen, joints, notes)
 
 
-def _align(streams, names, fields, source, notes, clock):
+def _align(streams, names, fields, source, notes, clock, chosen):
     """Every field's (S, n) array at the times of the stream giving most positions; returns
-    (data, ids into the base stream's sorted messages, base stream)."""
+    (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's JointState topics, of
+    whose used streams (:func:`_refuse_two_sources`) no two may give one joint's position, velocity or effort."""
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
@@ -567,6 +569,7 @@ def _align(streams, names, fields, source, notes, clock):
                             "in the log")
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
+    _refuse_two_sources(used, [base, *others.values()], names, chosen, provides, source)
     t = base.stamps
     ids = covered(t, [s.stamps for s in others.values()])
     tk = t[ids]
@@ -599,6 +602,25 @@ def _align(streams, names, fields, source, notes, clock):
             notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {shown_names(list(s.names))} not used "
                          f"(the samples are those of the messages naming {shown_names(list(base.names))})")
     return data, ids, base
+
+
+def _refuse_two_sources(used, streams, names, chosen, provides, source):
+    """DataError when a joint's plain JointState field (``used[field] = (msg_field, sources)``, ``sources`` one stream
+    per joint of ``names``) is given by another of the used ``streams`` of the ``chosen`` topics too: the messages of
+    ``/arm`` naming a, b, c and of ``/extra`` naming a, d (read for d) gave a two positions, and the first stream's
+    was taken without a word, as a CSV's joint named twice is refused. A stream not used for any joint (a driver's
+    messages of fewer joints before it named them all) is noted by :func:`_align`, not refused."""
+    for msg_field, sources in used.values():
+        if isinstance(msg_field, tuple):        # TOPIC:FIELD: one topic named by the column map
+            continue
+        for j, taken in zip(names, sources):
+            other = next((s for s in streams if s is not taken and s.topic in chosen and provides(s, msg_field, j)),
+                         None)
+            if other is not None:
+                raise DataError(f"{source}: joint {shown_name(j)}: its {msg_field} is in the messages of "
+                                f"{printable(taken.topic)} naming {shown_names(list(taken.names))} and in those of "
+                                f"{printable(other.topic)} naming {shown_names(list(other.names))}; which is the "
+                                "joint's is not known (read one topic with topic=, or a column map)")
 
 
 def covered(t, streams):

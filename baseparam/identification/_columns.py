@@ -174,6 +174,14 @@ def shown_names(names, limit=SHOWN_NAMES):
     return shown or "(none)"
 
 
+def first_misplaced(names, joints):
+    """The first place k of ``names`` holding one of ``joints`` that ``joints`` hold at another place (a name of
+    theirs twice is one at another place too), or None: where values taken in ``joints``' order would go to
+    another joint than ``names`` says."""
+    place = {name: k for k, name in enumerate(joints)}
+    return next((k for k, name in enumerate(names) if place.get(name, k) != k), None)
+
+
 def refuse_other_order(source, names, joints, why, picked=False):
     """DataError when a file taking its columns in its own order names its joints (``names``, or None) as the robot's
     ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do). ``picked``: a column
@@ -185,8 +193,7 @@ def refuse_other_order(source, names, joints, why, picked=False):
     # not only the robot's names in another order: any of the robot's joints named at another place (a file of
     # another joint among them, e.g. [wrist, elbow, base], or naming one twice) was read in its order, the column
     # the file calls wrist going to the robot's first joint without a word
-    place = {name: k for k, name in enumerate(joints)}
-    k = next((k for k, name in enumerate(names) if place.get(name, k) != k), None)
+    k = first_misplaced(names, joints)
     if k is None:
         return
     # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike

@@ -28,8 +28,8 @@ import numpy as np
 from .._checks import json_loads, read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._columns import (_check_fields, _normalize_map, choose_sources, matched_joints, refuse_other_order,
-                       shown_names)
+from ._columns import (_check_fields, _normalize_map, choose_sources, first_misplaced, matched_joints,
+                       refuse_other_order, shown_name, shown_names)
 from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
@@ -135,7 +135,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     picked = _pick(names, joints, width, source, notes)         # the robot's joints among the lists' columns
     # a list column whose own names (LeRobot's features.<column>.names) order the joints otherwise than q's is
     # taken by its names: by q's, its values went to other joints, silently
-    kept = {f: picked if f == "q" else _own_order(joint_names, column, names, width, picked)
+    kept = {f: picked if f == "q" else _own_order(joint_names, column, names, width, picked, source, chosen["q"])
             for f, column in chosen.items() if f != "t"}                 # t: one column, kept whole
     data = {f: a if kept.get(f) is None else a[:, kept[f]] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
@@ -368,21 +368,31 @@ def _feature_names(where, features, column):
     raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
-def _own_order(joint_names, column, q_names, width, q_picked):
+def _own_order(joint_names, column, q_names, width, q_picked, source, q_column):
     """The columns of list ``column`` to keep, as :func:`_pick` gives them for q: by the column's own joint names
     when the file gives them (of the list's width) and they are q's joints in another order, else by q's.
 
     Names are compared without a suffix all of a list's names share after a dot (LeRobot writes ``shoulder.pos`` for
     q, ``shoulder.vel`` for the velocity): other names than q's are not a reordering that can be read, and refusing
-    them refused datasets read right before (their lists in q's order).
+    them refused datasets read right before (their lists in q's order). But own names placing one of q's joints
+    elsewhere (``[b, a, c, wrist]`` beside q's ``[a, b, c, gripper]``, a name twice, fewer names) are refused
+    (DataError naming ``source``): taken in q's order, b's velocity went to joint a without a word.
     """
     own = joint_names(column) if q_names is not None else None
-    if own is None or len(own) != width:
+    if own is None:
         return q_picked
-    own, mine = _stems(own), _stems(q_names)
-    if own == mine or sorted(own) != sorted(mine) or len(set(own)) != len(own):
+    stems, mine = _stems(own), _stems(q_names)
+    if stems == mine:
         return q_picked
-    order = [own.index(name) for name in mine]           # the column of each of q's joints in this list
+    if len(own) != width or sorted(stems) != sorted(mine) or len(set(stems)) != len(stems):
+        k = first_misplaced(stems, mine)
+        if k is not None:
+            raise DataError(f"{source}: column {printable(column)}: its joint names {shown_names(own)} put "
+                            f"{shown_name(own[k])} at value {k + 1}, the names of column {printable(q_column)} "
+                            f"{shown_names(q_names)} at another; which value is which joint is not known (name the "
+                            "columns' joints alike)")
+        return q_picked
+    order = [stems.index(name) for name in mine]         # the column of each of q's joints in this list
     return order if q_picked is None else [order[k] for k in q_picked]
 
 

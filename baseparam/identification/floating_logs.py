@@ -29,6 +29,7 @@ from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
 from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
                        pyarrow_modules, refuse_repeated_columns)
+from ._columns import refuse_other_order
 from ._parquet_pages import column_chunks
 from ._record import (ABSURD_BOUNDS, MAX_VALUES, _one_line, absurd, beyond_bounds, log_extension, read_as_bag,
                       refuse_bag_options)
@@ -526,7 +527,7 @@ def _read_floating_parquet(path, robot, names):
         raise DataError(f"{source}: column t: row {nulls[0][0]}: null")
     arrays = {k: _parquet_array(table, k, w, source) for k, w in _widths(robot.n_dof).items()
               if k in table.column_names}
-    listed = _robot_order(arrays, info.get("joint_names"), robot)
+    listed = _robot_order(arrays, info.get("joint_names"), robot, source)
     wrenches = None
     if names:
         if "wrenches" not in table.column_names:
@@ -542,15 +543,19 @@ def _read_floating_parquet(path, robot, names):
                       wrenches=wrenches, contacts=tuple(names) if wrenches is not None else ())
 
 
-def _robot_order(arrays, listed, robot):
+def _robot_order(arrays, listed, robot, source):
     """The joint names ``listed`` in a floating-base Parquet file's metadata, in the robot's order when they are its
     joints in another order: the joints' columns of ``arrays`` (q after the base's 7, qd, qdd, tau after its 6) are
     then put in the robot's order (``arrays`` updated), as a bag's joints are matched by name (the same log as MCAP
     and as Parquet read alike; the Parquet file's joints went to other joints without a word). Other names are
-    kept."""
+    kept, unless one of the robot's joints is among them at another place (``[joint2, joint1, …, gripper]``, a name
+    twice): refused naming ``source``, as a CSV's or NPZ's (the columns went to other joints, exit 0)."""
     from ..model.robot import joint_names
     own = joint_names(robot.joints)
     if not listed or listed == own or sorted(listed) != sorted(own):
+        refuse_other_order(source, listed or None, own, "a floating-base Parquet file's columns are read by the "
+                           "names of its metadata when they are the robot's joints, else in their order (write the "
+                           "file with the robot's joint names)")
         return listed
     order = [listed.index(name) for name in own]
     for field, values in arrays.items():

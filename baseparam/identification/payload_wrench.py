@@ -178,9 +178,6 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
     """:func:`read_wrench`'s values, and with ``skip_bad_rows`` the rows dropped for a damaged value: ``(values (S, 6),
     dropped)``, ``dropped`` a list of ``(k, (line_or_row, reason))``, k the row's place among the trajectory's
     samples (without ``skip_bad_rows``, a damaged value is refused and ``dropped`` is empty)."""
-    import csv
-    import io
-
     from ._text import decoded
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
@@ -215,18 +212,7 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
                         "most that")
     # decoded as the trajectory reader decodes it (_text.decoded): a byte-order mark dropped, UTF-16 read (the first
     # column's name was '\ufefffx', a UTF-16 file's names NUL-riddled: "no column 'fx'" of a log the reader read)
-    with io.StringIO(decoded(data), newline="") as f:
-        reader = csv.reader(f)
-        try:
-            rows, lines = [], []        # the rows kept and the line each ends on, as an editor numbers it
-            for row in reader:
-                if row and not row[0].lstrip().startswith("#") and reader.line_num not in drop:
-                    rows.append(row)
-                    lines.append(reader.line_num)
-        except csv.Error as exc:        # a field beyond csv's limit, a quote left open at the end
-            raise DataError(f"{label}: wrench: line {reader.line_num}: {_one_line(exc)}") from None
-    if not rows:
-        raise DataError(f"{label}: wrench: the file is empty")
+    rows, lines = _text_rows(decoded(data), label, drop)
     header = [h.strip() for h in rows[0]]
     named = not _numbers(rows[0], range(len(rows[0])))        # a header row: not all numbers
     if not named:
@@ -304,6 +290,35 @@ def _npz_wrench(text, label, key):
         if key not in members:
             raise DataError(f"{label}: wrench: no key {shown(key)} (keys: {', '.join(map(shown, members))})")
         return numeric_member(archive, members[key], f"{label}: wrench: key {shown(key)}")[0]
+
+
+def _text_rows(text, label, drop):
+    """The CSV rows of a wrench log's ``text`` and the line of each, its lines split, numbered and skipped (blank,
+    ``#`` comments, the line numbers ``drop``) as the trajectory reader does (:func:`._text.text_lines`): csv's own
+    split also ended a line at a lone carriage return, so that the lines of a file ending them in \\r\\r\\n (Python's
+    csv writer on Windows) were numbered twice as far, and the lines the trajectory dropped were other rows here:
+    the wrench then one sample off the motion over a stretch, at exit 0."""
+    import csv
+
+    from ._text import text_lines
+    try:
+        split, _, data_idx = text_lines(text, label)
+    except DataError:                   # nothing but blanks and comments
+        raise DataError(f"{label}: wrench: the file is empty") from None
+    kept = [i for i in data_idx if i + 1 not in drop]
+    reader = csv.reader(split[i] for i in kept)
+    rows = []
+    try:
+        rows.extend(reader)
+    except csv.Error as exc:            # a field beyond csv's limit, a stray carriage return
+        raise DataError(f"{label}: wrench: line {kept[reader.line_num - 1] + 1}: {_one_line(exc)}") from None
+    if len(rows) != len(kept):          # a quote left open took the next lines into its field: one row a line
+        first = next((k for k, row in enumerate(rows) if any("\n" in field for field in row)), len(rows) - 1)
+        raise DataError(f"{label}: wrench: line {kept[first] + 1}: a quoted field runs on to the next line; a row "
+                        "of a log is one line")
+    if not rows:
+        raise DataError(f"{label}: wrench: the file is empty")
+    return rows, [i + 1 for i in kept]
 
 
 def _numbers(row, index):
