@@ -18,14 +18,8 @@ from baseparam.excitation._problem import DesignProblem
 from baseparam.excitation.design import design_excitation
 from baseparam.excitation.limits import motion_limits
 from baseparam.excitation.payload import payload_columns
-from conftest import ROOT
+from test_excite_payload import ISSUE_LIMITS, KUKA, RRR, RRR_LIMITS
 
-KUKA = ROOT / "robots" / "kuka_lwr4.yaml"
-RRR = ROOT / "robots" / "planar_rrr.yaml"
-ISSUE_LIMITS = {"joints": [{"q": [-2.9, 2.9] if k % 2 == 0 else [-2.0, 2.0], "qd": 1.9, "qdd": 5.0}
-                           for k in range(7)]}
-RRR_LIMITS = {"joints": [{"q": [-2, 2.5], "qd": 1.5, "qdd": 6}, {"q": [-1.5, 1.5], "qd": 2},
-                         {"q": [-2.5, 2.5], "qd": 2.5}]}
 SMALL = dict(limits=ISSUE_LIMITS, payload=True, period=4.0, harmonics=16, rate=50.0, starts=1, seed=0,
              payload_design="wide")
 FEW = 40                      # L-BFGS iterations in these tests
@@ -49,16 +43,12 @@ def designs(robot):
 @pytest.fixture(scope="module")
 def problem(robot):
     """A wide problem of the wrist on the centre criterion (noise weights of the LWR4+'s order)."""
-    from baseparam.excitation.design import _widened  # noqa: F401  (the path the design takes)
-    from baseparam.model.parameters import khalil_to_pseudo
     lim = motion_limits(robot, ISSUE_LIMITS)
     load = payload_columns(robot, "pseudo", lim, 3)
     held = load.pose.copy()
     held[[k - 1 for k in load.moving]] = np.nan
     p = DesignProblem(robot, load.pivots, "pseudo", 4.0, 16, lim, "cond", held=held)
-    to_khalil = np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
-    rows = np.concatenate([wide.centre_rows(c, to_khalil) for c in wide.hypothesis_centres()])
-    p.use_criterion(wide.centre_criterion(rows, 1.0 / np.array([1.0, 1.5, 0.8, 0.6, 0.3, 0.2, 0.1])))
+    p.use_criterion(wide.wide_criterion("pseudo", 1.0 / np.array([1.0, 1.5, 0.8, 0.6, 0.3, 0.2, 0.1])))
     return p, lim
 
 
@@ -151,3 +141,24 @@ def test_cli_writes_the_refinement(tmp_path, monkeypatch):
     assert "wide: L-BFGS" in result.output
     refused = CliRunner().invoke(main, ["excite", str(KUKA), "--payload-design", "wide"])
     assert refused.exit_code == 2 and "--payload-design: goes with --payload" in refused.output
+
+
+def test_centre_rows_are_the_derivatives_of_the_inertia_about_the_centre():
+    def about_centre(p):                                  # Khalil's XX XY XZ YY YZ ZZ MX MY MZ M
+        I = np.array([[p[0], p[1], p[2]], [p[1], p[3], p[4]], [p[2], p[4], p[5]]])
+        h, m = p[6:9], p[9]
+        Ic = I - (h @ h * np.eye(3) - np.outer(h, h)) / m
+        return Ic[[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]]
+    m, c = 1.3, np.array([0.03, -0.05, 0.07])
+    p = np.r_[0.02, 0.001, -0.002, 0.03, 0.003, 0.025, m * c, m]
+    numeric = np.column_stack([(about_centre(p + d) - about_centre(p - d)) / 2e-7 for d in 1e-7 * np.eye(10)])
+    assert np.allclose(wide.centre_rows(c, np.eye(10)), numeric, atol=1e-7)
+
+
+def test_the_criterion_does_not_depend_on_the_parameterization():
+    from baseparam.model.parameters import khalil_to_pseudo
+    T = np.array(khalil_to_pseudo(), dtype=float)          # p_pseudo = T p_khalil: A_khalil = A_pseudo T
+    A = np.random.default_rng(7).normal(size=(70, 10))
+    weights = np.linspace(0.5, 2.0, 7)
+    pseudo, khalil = wide.wide_criterion("pseudo", weights)(A)[0], wide.wide_criterion("khalil", weights)(A @ T)[0]
+    assert khalil == pytest.approx(pseudo, rel=1e-10)

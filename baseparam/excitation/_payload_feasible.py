@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ArgumentError
+from .criteria import weighted_solve
 
 SPAN = 0.95                  # the centres' share of each half range (tanh never reaches 1 anyway)
 BETA = 50.0                  # the log-sum-exp's sharpness (annealing to 200 and 1000 gained nothing measurable)
@@ -124,13 +125,10 @@ def centre_criterion(rows, weights=None, sharp=SHARPNESS):
 
     def criterion(A):
         count = A.shape[0]
-        Aw = A if squared is None else A * np.tile(squared, count // len(squared))[:, None]
-        M = A.T @ Aw
-        try:
-            L = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        solved = weighted_solve(A, squared, J)
+        if solved is None:
             return float("inf"), np.zeros_like(A)
-        X = np.linalg.solve(L.T, np.linalg.solve(L, J.T))           # M⁻¹Jᵀ (10, H·6)
+        Aw, X = solved                                              # X = M⁻¹Jᵀ (10, H·6)
         var = np.sum(J.T * X, axis=0) * count
         top = var.max()
         if not top > 0:
@@ -140,6 +138,14 @@ def centre_criterion(rows, weights=None, sharp=SHARPNESS):
         c = w / w.sum() / var * count                               # ∂value/∂var_k · rows
         return float(value), -2.0 * Aw @ ((X * c) @ X.T)
     return criterion
+
+
+def wide_criterion(parameters, weights=None):
+    """:func:`centre_criterion` over :func:`hypothesis_centres`, for the payload's 10 columns in ``parameters``
+    ('pseudo' or 'khalil'), rows weighted by ``weights`` (1/σ_j; None: equal)."""
+    from ..model.parameters import khalil_to_pseudo
+    to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
+    return centre_criterion(np.concatenate([centre_rows(c, to_khalil) for c in hypothesis_centres()]), weights)
 
 
 class FeasibleMap:

@@ -31,8 +31,8 @@ from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
-from ._payload_feasible import (REPEAT as WIDE_REPEAT, START_HARMONICS as WIDE_START_HARMONICS, centre_criterion,
-                                centre_rows, check_wide, hypothesis_centres, refine, stretched_start)
+from ._payload_feasible import (REPEAT as WIDE_REPEAT, START_HARMONICS as WIDE_START_HARMONICS, check_wide, refine,
+                                stretched_start, wide_criterion)
 from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
@@ -424,13 +424,10 @@ def _widened(start, load, settings, weights, deadline, progress):
         Certified within the limits.
     outcome : WideOutcome
     """
-    from ..model.parameters import khalil_to_pseudo
     robot, columns, parameters, period, harmonics, lim, criterion, held, options = settings
     problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion, held=held,
                             criterion_options=options)
-    to_khalil = np.eye(10) if parameters == "khalil" else np.linalg.inv(np.array(khalil_to_pseudo(), dtype=float))
-    rows = np.concatenate([centre_rows(c, to_khalil) for c in hypothesis_centres()])
-    problem.use_criterion(centre_criterion(rows, weights))
+    problem.use_criterion(wide_criterion(parameters, weights))
     # the refinement's clock is time.time's, as the budget's: a deadline passed is one passed for the whole call
     outcome = refine(problem, stretched_start(start, problem), deadline=deadline, clock=time.time, progress=progress)
     return _within_limits(problem.series(outcome.x), lim), outcome
