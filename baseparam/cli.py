@@ -185,7 +185,7 @@ _NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction
           "filter_friction method weighting prior prior_weight mass_bounds total_mass scheduler route known "
           "base_topic imu_frame "
           "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
-          "payload_joints pose noise "
+          "payload_joints pose noise payload_design "
           "still_tolerance still_duration wrench sensor wrench_bias unloaded "                           # payload
           "lang what prefix checked max_terms")                                           # export, equations
 _SWITCHES = ("friction", "rotor_inertia", "floating", "skip_bad_rows", "torque_limits", "payload", "wrench_bias")
@@ -1586,8 +1586,12 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
               help="With --payload: positions of the held joints (rad or m, one per joint; default: a bent pose, a "
                    "quarter of each half range above its middle).")
 @click.option("--noise", metavar="S1,S2,…",
-              help="With --criterion inertia: each joint's torque noise (N·m, one per joint), weighting its rows "
-                   "(default: equal).")
+              help="With --criterion inertia or --payload-design wide: each joint's torque noise (N·m, one per "
+                   "joint), weighting its rows (default: equal).")
+@click.option("--payload-design", type=click.Choice(["standard", "wide"]), default="standard", show_default=True,
+              help="With --payload: wide searches a start of --period/4 with 4 harmonics, plays it 4 times as a "
+                   "series of --period and --harmonics (≥ 16; e.g. 20 s, 48) and refines it by L-BFGS for the "
+                   "variances of the payload's inertia about its centre of mass (slower; bounded by --time-budget).")
 @click.option("--out", "csv_out", type=_Path(),
               help="Write the trajectory: CSV with header t, q1..qN, qd1..qN, qdd1..qN (SI) at --rate, t = 0 … T; "
                    "a folder (ending in / or existing) gets ROBOT_excite.csv, as export's --out is a folder.")
@@ -1596,13 +1600,14 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
               help="Write a figure of the joint trajectories against their limits (.png, .pdf, .svg).")
 @_robot_options
 def excite(robot_file, period, harmonics, rate, limits_file, criterion, parameters, torque_limits, starts, workers,
-           time_budget, seed, payload, payload_joints, pose, noise, csv_out, json_out, plot_out, load):
+           time_budget, seed, payload, payload_joints, pose, noise, payload_design, csv_out, json_out, plot_out,
+           load):
     """Design an excitation trajectory for ROBOT_FILE: a finite Fourier series per joint, at rest at both
     ends, within the joint limits at every instant, that minimizes the condition number of the base
     regressor (friction and rotor-inertia columns the description declares included).
     """
     if not payload:
-        _refuse_given({"payload_joints", "pose"}, "goes with --payload")
+        _refuse_given({"payload_joints", "pose", "payload_design"}, "goes with --payload")
     else:                   # the payload design's columns are the last link's ten: drive terms enter nowhere
         _refuse_given(_DRIVE_TERMS, "a payload design conditions the last link's 10 columns only (no drive terms)")
     inputs = [robot_file] + ([limits_file] if limits_file else [])
@@ -1630,7 +1635,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,
                                    starts=starts, workers=workers, time_budget=time_budget, seed=seed,
                                    progress=progress, payload=payload, payload_joints=payload_joints,
-                                   pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"))
+                                   pose=_numbers(pose, "--pose"), noise=_numbers(noise, "--noise"),
+                                   payload_design=payload_design)
         progress.close()
         if folder:                  # removed again if the outputs are discarded (a signal, a refused --plot)
             from ._atomic import make_folders

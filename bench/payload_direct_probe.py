@@ -46,33 +46,11 @@ def build(robot, noise, period, harmonics):
 
 
 def centre_criterion(Js, weights, sharp=8.0):
-    """The target's criterion: (1/sharp)·log Σ_{h,e} (rows·var_{h,e})^sharp, the log of a p-norm (a smooth
-    maximum) of the variances of the inertia about the centre over payload hypotheses h and elements e, rows
-    weighted per joint as the 'inertia' criterion's; ``A (rows, 10) -> (value, dA)``.
-
-    Js : list of ndarray, shape (6, 10) each: :func:`centre_jacobian` of the hypotheses (it depends on the
-    centre only, not on the mass: the inertia about the centre is I_o − S(h)ᵀS(h)/m, h = m·c).
-    """
-    J = np.concatenate(Js)                                   # (H·6, 10)
-    squared = np.asarray(weights, float) ** 2
-
-    def criterion(A):
-        rows = A.shape[0]
-        Aw = A * np.tile(squared, rows // len(squared))[:, None]
-        M = A.T @ Aw
-        try:
-            L = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
-            return float("inf"), np.zeros_like(A)
-        X = np.linalg.solve(L.T, np.linalg.solve(L, J.T))    # M⁻¹Jᵀ (10, H·6)
-        var = np.sum(J.T * X, axis=0) * rows
-        top = var.max()
-        w = (var / top) ** sharp
-        value = np.log(top) + np.log(w.sum()) / sharp
-        c = w / w.sum() / var * rows                          # d value / d var_k · rows
-        G = (X * c) @ X.T
-        return float(value), -2.0 * Aw @ G
-    return criterion
+    """The target's criterion, the library's (``baseparam.excitation._payload_feasible.centre_criterion``: the
+    log of a p-norm of the variances of the inertia about the centre over payload hypotheses and elements) over
+    the hypotheses' rows ``Js`` (list of (6, 10): :func:`centre_jacobian`); ``A (rows, 10) -> (value, dA)``."""
+    from baseparam.excitation._payload_feasible import centre_criterion as library
+    return library(np.concatenate(Js), weights, sharp)
 
 
 def optimize(problem, x, iterations, mu=1e3):

@@ -81,19 +81,41 @@ def inertia_variance(E, weights=None):
 
     def criterion(A):
         rows = A.shape[0]
-        # equal weights: A itself (A · 1 is A to the bit), no (rows, r) copy per evaluation of the optimizer
-        Aw = A if squared is None else A * np.tile(squared, rows // len(squared))[:, None]
-        M = A.T @ Aw
-        try:
-            L = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        solved = weighted_solve(A, squared, E)
+        if solved is None:
             return float("inf"), np.zeros_like(A)
-        X = np.linalg.solve(L.T, np.linalg.solve(L, E.T))        # M⁻¹Eᵀ, shape (r, k)
+        Aw, X = solved                                           # X = M⁻¹Eᵀ, shape (r, k)
         trace = float(np.sum(E.T * X))
         if not trace > 0:
             return float("inf"), np.zeros_like(A)
         return float(np.log(rows * trace)), Aw @ (X @ X.T) * (-2.0 / trace)
     return criterion
+
+
+def weighted_solve(A, squared, E):
+    """W A and M⁻¹Eᵀ for M = AᵀWA, W = diag(squared) per joint row (None: equal weights), or None when M is not
+    numerically positive definite: the variances' common step (:func:`inertia_variance`, the wide payload design's
+    criterion).
+
+    Parameters
+    ----------
+    A : ndarray, shape (rows, r)
+    squared : ndarray, shape (n_dof,), or None
+        Each joint's squared row weight; rows of A are sample-major.
+    E : ndarray, shape (k, r)
+
+    Returns
+    -------
+    (Aw, X) : ndarray, shapes (rows, r) and (r, k); or None
+    """
+    # equal weights: A itself (A · 1 is A to the bit), no (rows, r) copy per evaluation of the optimizer
+    Aw = A if squared is None else A * np.tile(squared, A.shape[0] // len(squared))[:, None]
+    M = A.T @ Aw
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return None
+    return Aw, np.linalg.solve(L.T, np.linalg.solve(L, E.T))
 
 
 def criterion_function(name, inertia=None, weights=None):

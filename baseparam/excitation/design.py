@@ -31,6 +31,8 @@ from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
+from ._payload_feasible import (REPEAT as WIDE_REPEAT, START_HARMONICS as WIDE_START_HARMONICS, check_wide, refine,
+                                stretched_start, wide_criterion)
 from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
 from .criteria import CRITERIA, PAYLOAD_ONLY, condition_number, criterion_function, inertia_rows
 from .files import write_json, write_trajectory_csv
@@ -45,6 +47,8 @@ MAX_SAMPLES = 1_000_000            # rows of the output trajectory
 # a longer budget is no budget: 1e308 s overflowed the progress count (tenths of a second) into an internal error
 MAX_TIME_BUDGET = 1e9
 DENSE = 10                         # torque is checked at this many times the output rate
+PAYLOAD_DESIGNS = ("standard", "wide")   # payload_design: today's search, or the wider band (_payload_feasible)
+WIDE_SEARCH_SHARE = 0.3            # of a time budget, what the wide design's start search takes
 POORLY_EXCITED = 1e8               # cond(W_b) beyond which a design warns
 SEARCH_COPIES = 6                  # a search process's memory, in sizes of the constraints' Jacobian
 
@@ -135,6 +139,10 @@ class ExcitationDesign:
         cond over the identifiable payload columns (:mod:`baseparam.excitation.payload`).
     noise : ndarray, shape (n_dof,), or None
         The per-joint torque noise (N·m) the 'inertia' criterion weighted the rows by (None: equal weights).
+    refinement : dict or None
+        For ``payload_design='wide'``: the L-BFGS refinement's criterion ('centre') at its start and end, its
+        iterations and whether it ran to the end (:meth:`WideOutcome.to_dict
+        <baseparam.excitation._payload_feasible.WideOutcome.to_dict>`); None otherwise.
     """
 
     series: FourierSeries
@@ -152,6 +160,7 @@ class ExcitationDesign:
     search: SearchSummary = field(repr=False)
     payload: Optional[object] = field(default=None, repr=False)
     noise: Optional[np.ndarray] = field(default=None, repr=False)
+    refinement: Optional[dict] = field(default=None, repr=False)
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in its methods
@@ -213,7 +222,7 @@ class ExcitationDesign:
 def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, limits=None, criterion="cond",
                       parameters="pseudo", torque_limits=False, starts=None, workers=1, time_budget=None,
                       seed=0, progress=None, payload=False, payload_joints=PAYLOAD_JOINTS, pose=None,
-                      noise=None) -> ExcitationDesign:
+                      noise=None, payload_design="standard") -> ExcitationDesign:
     """Design an excitation trajectory for identifying a robot's base parameters.
 
     Parameters
@@ -276,7 +285,16 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         (:func:`~baseparam.excitation.payload.held_pose`).
     noise : array_like, shape (n_dof,), optional
         Each joint's torque noise σ_j (N·m, 1e-9 to 1e9) for the 'inertia' criterion: joint j's rows weighted by
-        1/σ_j, so that the variances are those of a least-squares fit with that noise. Default: equal.
+        1/σ_j, so that the variances are those of a least-squares fit with that noise. Default: equal. With
+        ``payload_design='wide'`` it weights the rows of the wide design's criterion too (any ``criterion``).
+    payload_design : {'standard', 'wide'}
+        With ``payload=True``: 'standard' (the default) searches the series of ``period`` and ``harmonics`` for
+        ``criterion``; 'wide' (:mod:`baseparam.excitation._payload_feasible`) searches that way a start of period
+        ``period``/4 with 4 harmonics (a share of ``time_budget``), plays it 4 times as a series of ``period`` and
+        ``harmonics`` (≥ 16; issue 25's bench: 20 s × 48) and refines it by L-BFGS for the largest variance of
+        the payload's inertia about its centre of mass over eight hypothetical centres, within the limits by
+        construction (all 10 payload parameters must be identifiable). Slower (about 90 s of CPU for the LWR4+
+        at 20 s × 48, bounded by ``time_budget``); the design's ``refinement`` says what it did.
 
     Returns
     -------
@@ -295,6 +313,10 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_flag(torque_limits, "torque_limits")
     check_flag(payload, "payload")
+    check_option(payload_design, "payload_design", PAYLOAD_DESIGNS)
+    wide = payload_design == "wide"
+    if wide and not payload:
+        raise ArgumentError("payload_design: 'wide' goes with payload=True (a payload design)")
     if torque_limits and payload:     # the search's regressor holds only the last link's columns: no whole torque
         raise ArgumentError("torque_limits: not available with payload=True: a payload design evaluates "
                             "only the last link's columns, not the joints' torques; design without it")
@@ -308,8 +330,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "
                             "payload=True")
     weights = _noise_weights(noise, robot.n_dof)
-    if weights is not None and criterion not in PAYLOAD_ONLY:
-        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)})")
+    if weights is not None and criterion not in PAYLOAD_ONLY and not wide:
+        raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)}), or "
+                            "payload_design='wide'")
     check_option(parameters, "parameters", PARAMETERS)
     workers = check_workers(workers)        # None → 1, -1 → one per usable core
     starts = default_starts(workers, time_budget) if starts is None else \
@@ -351,6 +374,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         columns = load.pivots
         held = load.pose.copy()
         held[[k - 1 for k in load.moving]] = np.nan
+        if wide:
+            check_wide(load, harmonics)
     options = {}
     if criterion in PAYLOAD_ONLY:
         options = {"inertia": inertia_rows(robot, parameters, load.pivots, load.Y), "weights": weights}
@@ -358,23 +383,54 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
             raise ArgumentError(f"criterion: 'inertia' needs an element of the payload's inertia identifiable; with "
                                 f"joints {', '.join(map(str, load.moving))} moving none is (identifiable: "
                                 f"{'; '.join(load.combinations)})")
-    problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion,
+    searched = (period / WIDE_REPEAT, WIDE_START_HARMONICS) if wide else (period, harmonics)
+    problem = DesignProblem(robot, columns, parameters, *searched, lim, criterion,
                             p_base=truth if torque_limits else None, held=held, criterion_options=options)
     _check_memory(problem, min(workers, starts))
     remaining = None
     if time_budget is not None:      # the whole call stays within the budget: keep time for the report
         remaining = max(0.0, time_budget - min(3.0, 0.08 * time_budget) - (time.time() - begin))
-    outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=remaining, progress=progress)
+    share = remaining if remaining is None or not wide else WIDE_SEARCH_SHARE * remaining
+    outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=share, progress=progress)
     if outcome.timing_dependent:
         warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
              "design is that start's best point so far and depends on timing; give more time",
              ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
+    refined = None
+    if wide:
+        deadline = None if remaining is None else time.time() + remaining - outcome.seconds
+        series, refined = _widened(series, load, (robot, columns, parameters, period, harmonics, lim, criterion, held,
+                                                  options), weights, deadline, progress)
+        if not refined.complete:
+            warn(f"{robot.name}: the time budget ({time_budget:g} s) ended the wide design's L-BFGS after "
+                 f"{refined.iterations} iterations: the design depends on timing; give more time", ExcitationWarning)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds, time_budget,
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
-    return assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
-                  None if weights is None else np.asarray(noise, dtype=float).ravel().copy())
+    design = assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
+                    None if weights is None else np.asarray(noise, dtype=float).ravel().copy())
+    return design if refined is None else replace(design, refinement=refined.to_dict())
+
+
+def _widened(start, load, settings, weights, deadline, progress):
+    """The wide payload design from the standard design ``start`` (period T/4): played 4 times as the series of
+    ``settings`` (DesignProblem's robot, columns, parameters, period, harmonics, limits, criterion, held, options),
+    refined by L-BFGS for the inertia about the centre (:mod:`._payload_feasible`) until ``deadline`` (time.time()).
+
+    Returns
+    -------
+    series : FourierSeries
+        Certified within the limits.
+    outcome : WideOutcome
+    """
+    robot, columns, parameters, period, harmonics, lim, criterion, held, options = settings
+    problem = DesignProblem(robot, columns, parameters, period, harmonics, lim, criterion, held=held,
+                            criterion_options=options)
+    problem.use_criterion(wide_criterion(parameters, weights))
+    # the refinement's clock is time.time's, as the budget's: a deadline passed is one passed for the whole call
+    outcome = refine(problem, stretched_start(start, problem), deadline=deadline, clock=time.time, progress=progress)
+    return _within_limits(problem.series(outcome.x), lim), outcome
 
 
 def assess(series, base, criterion, rate, limits, search_summary, torque_limited=False, bases=None, payload=None,

@@ -51,6 +51,9 @@ def design_report(design):
                    "deterministic": s.deterministic, "evaluations": s.evaluations, "gradients": s.gradients},
         **({} if design.payload is None else
            {"payload": {**design.payload.to_dict(), "condition_number": json_float(design.condition_number)}}),
+        **({} if design.refinement is None else
+           {"refinement": {**design.refinement,
+                           "noise": None if design.noise is None else json_floats(design.noise)}}),
     }
 
 
@@ -87,6 +90,7 @@ def summary_text(design):
         f"{s.evaluations} evaluations"
         + ("" if s.counted == s.starts else f" (time budget {s.time_budget:g} s: " +
            (f"starts={s.counted} reproduces it)" if s.counted else "timing-dependent)")),
+        *([] if design.refinement is None else [refinement_line(design.refinement)]),
         f"limits: {design.limits.source}",
     ]
     b = design.bounds
@@ -101,3 +105,11 @@ def summary_text(design):
                                                                else ""))
         used.append(f"  joint {k + 1}: " + ", ".join(parts))
     return "\n".join(lines + used)
+
+
+def refinement_line(refinement):
+    """The wide payload design's line: its criterion before and after, and how the L-BFGS ended."""
+    r = refinement
+    return (f"wide: L-BFGS on the inertia about the centre (log of the smooth max of its variances) "
+            f"{r['start_value']:.4g} -> {r['value']:.4g} in {r['iterations']} iterations"
+            + ("" if r["complete"] else " (cut by the time budget: timing-dependent)"))
