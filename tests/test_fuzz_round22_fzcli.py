@@ -1,0 +1,38 @@
+"""Fuzz round 22, the command line (fzcli): what the fuzzing of every command, option, environment, output and signal
+found, each test failing on the code before its fix."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from baseparam.errors import SettingsError
+from baseparam.identification.floating_logs import write_floating_log
+from conftest import ROOT
+
+SPACE = ROOT / "robots" / "space_robot.yaml"
+
+
+# `identify space_robot.yaml LOG --route momentum --known XX1=0`: the momentum route's equations are homogeneous (no
+# force enters them) and the one known value was 0, so θ = 0 fitted them exactly: exit 0 with every estimate 0 (± 13),
+# and with --method consistent estimates set by the prior's pull alone (XX0 = 7.89 beside a known XX1 = 0), silently.
+# Known values that are all 0 do not fix the scale: refused, as no known value at all is.
+@pytest.mark.parametrize("known", [{"XX1": 0.0}, {"XX1": 0.0, "SX1": 0.0}])
+@pytest.mark.parametrize("method", ["ols", "consistent"])
+def test_known_values_all_zero_on_homogeneous_equations_are_refused(space, known, method):
+    with pytest.raises(SettingsError, match="every known value is 0.*scale is not fixed"):
+        bp.identify_floating(bp.load_robot(SPACE), space.log, route="momentum", known=known, method=method)
+
+
+def test_a_known_zero_beside_a_nonzero_one_still_fits(space):
+    result = bp.identify_floating(bp.load_robot(SPACE), space.log, route="momentum", known={"mass": 448.0, "SX1": 0.0})
+    assert np.all(np.isfinite(result.values)) and np.any(result.values != 0)
+
+
+def test_identify_known_zero_on_the_momentum_route_is_one_line_exit_2(space, tmp_path):
+    write_floating_log(tmp_path / "log.npz", space.log)
+    result = CliRunner().invoke(main, ["identify", str(SPACE), str(tmp_path / "log.npz"), "--route", "momentum",
+                                       "--known", "XX1=0", "--json", str(tmp_path / "out.json")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "--known" in result.output and "every known value is 0" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out.json").exists()
