@@ -36,3 +36,13 @@ def test_identify_known_zero_on_the_momentum_route_is_one_line_exit_2(space, tmp
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "--known" in result.output and "every known value is 0" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "out.json").exists()
+
+
+# `find/equations --symbolic a2,all` (or `all,all`): refused with "'all' is not a constant DH length of 'PUMA 560'
+# (expected one of a1, …, or 'all')", a message contradicting itself; 'all' is now said to stand alone.
+@pytest.mark.parametrize("command", ["find", "equations"])
+@pytest.mark.parametrize("names", ["a2,all", "all,all", "all,d4"])
+def test_symbolic_all_listed_with_other_names_says_all_stands_alone(command, names):
+    result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "puma560.yaml"), "--symbolic", names])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "'all' stands alone" in result.output and "is not a constant DH length" not in result.output, result.output
