@@ -46,3 +46,17 @@ def test_symbolic_all_listed_with_other_names_says_all_stands_alone(command, nam
     result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "puma560.yaml"), "--symbolic", names])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "'all' stands alone" in result.output and "is not a constant DH length" not in result.output, result.output
+
+
+# A contacts file's `link: 99` for the space robot (6 links) was told "expected 0 (the base), a link number from 1 to
+# 64 or a joint name" (every robot's bound, checked first by Contact) while `link: 13` was told "0 (the base) to 6":
+# the robot's own bound is now said for both.
+@pytest.mark.parametrize("link", [7, 65, 99, -1])
+def test_a_contact_link_beyond_the_robot_is_told_the_robots_bound(space, tmp_path, link):
+    write_floating_log(tmp_path / "log.npz", space.log)
+    (tmp_path / "contacts.yaml").write_text(f"contacts:\n  - {{link: {link}}}\n")
+    result = CliRunner().invoke(main, ["identify", str(SPACE), str(tmp_path / "log.npz"), "--route", "base", "--known",
+                                       "mass=448", "--contacts", str(tmp_path / "contacts.yaml")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "contacts.yaml: contacts[1]" in result.output and "expected 0 (the base) to 6 or a joint name" in result.output
+    assert "64" not in result.output, result.output
