@@ -58,5 +58,27 @@ def test_a_contact_link_beyond_the_robot_is_told_the_robots_bound(space, tmp_pat
     result = CliRunner().invoke(main, ["identify", str(SPACE), str(tmp_path / "log.npz"), "--route", "base", "--known",
                                        "mass=448", "--contacts", str(tmp_path / "contacts.yaml")])
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
-    assert "contacts.yaml: contacts[1]" in result.output and "expected 0 (the base) to 6 or a joint name" in result.output
+    assert "contacts.yaml: contacts[1]" in result.output, result.output
+    assert "expected 0 (the base) to 6 or a joint name" in result.output, result.output
     assert "64" not in result.output, result.output
+
+
+# An output named as a compressed file or a figure: `excite --out x.csv.gz` wrote plain CSV (numpy and pandas open a
+# .gz name as gzip and fail on it), `find --json x.png` JSON, `describe --yaml x.yaml.gz` YAML, each exit 0; refused as
+# the other misleading extensions (.npz, .h5, …) are, before any work.
+@pytest.mark.parametrize("args", [
+    ["find", "ur5.yaml", "--json", "x.png"], ["find", "ur5.yaml", "--json", "x.json.gz"],
+    ["find", "ur5.yaml", "--h5", "x.h5.zip"], ["describe", "ur5.yaml", "--yaml", "x.yaml.gz"],
+    ["excite", "kuka_lwr4.yaml", "--limits", "lwr.yaml", "--out", "x.csv.xz"],
+    ["equations", "planar_rrr.yaml", "--json", "x.json.bz2"]])
+def test_an_output_named_as_compressed_or_a_figure_is_refused(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    for name in ("ur5.yaml", "kuka_lwr4.yaml", "planar_rrr.yaml"):
+        (tmp_path / name).write_text((ROOT / "robots" / name).read_text())
+    (tmp_path / "lwr.yaml").write_text("joints: [" + ", ".join(["{q: [-1, 1], qd: 1, qdd: 5}"] * 7) + "]\n")
+    result = CliRunner().invoke(main, args)
+    out = args[-1]
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{out}: writes" in result.output and "a reader would take it for" in result.output, result.output
+    assert not (tmp_path / out).exists()
+
