@@ -88,10 +88,17 @@ class Contact:
                 raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: no joint named "
                                     f"{shown(self.link)} (joints: {known})")
             return names.index(self.link) + 1
-        if not is_whole(self.link) or not 0 <= self.link <= robot.n_dof:
-            raise ArgumentError(f"contact {printable(self.name) or shown(self.link)}: link: expected 0 (the base) to "
-                                f"{robot.n_dof} or a joint name, got {shown(self.link)}")
+        check_link_number(self.link, robot.n_dof, self.name)
         return int(self.link)
+
+
+def check_link_number(link, n_dof, name=""):
+    """Refuse a link number (not a joint name) outside 0 (the base) … ``n_dof``, in the words of
+    :meth:`Contact.link_index` (a contacts file checks it before building its :class:`Contact`, whose own bound is
+    every robot's)."""
+    if not is_whole(link) or not 0 <= link <= n_dof:
+        raise ArgumentError(f"contact {printable(name) or shown(link)}: link: expected 0 (the base) to {n_dof} or a "
+                            f"joint name, got {shown(link)}")
 
 
 def check_contacts(contacts, robot):

@@ -948,6 +948,13 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     if homogeneous and not len(C):
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
                             "give a known quantity, e.g. known={'mass': total mass in kg}")
+    if homogeneous and not np.any(c_values):
+        # equations and known values all zero: θ = 0 fits them exactly, so the least squares returned every estimate 0
+        # (and the consistent fit the prior's pull alone), silently (known={'XX1': 0} on the space robot)
+        raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them) and "
+                            f"every known value is 0 ({', '.join(map(str, labels))}): the scale is not fixed "
+                            "(every estimate would be 0); give a nonzero known quantity, "
+                            "e.g. known={'mass': total mass in kg}")
     S, m, _ = A3.shape
     # (S, m, R): every row lies in E's row space and E[:, pivots] = I, so A β = A[:, pivots] θ exactly — the
     # pivots' own columns, no product with a pseudo-inverse (its round-off in every entry)

@@ -371,7 +371,7 @@ def read_contacts(path, robot=None, *, topics=False):
 
 def _read_contacts(path, robot):
     """(contacts, the ``topic:`` of each entry or None) of a contacts file (:func:`read_contacts`)."""
-    from ..dynamics.contacts import Contact
+    from ..dynamics.contacts import Contact, check_link_number
     from ..model._fields import _got
     from ..model.urdf import _rotation
     items, label = _contact_items(path)
@@ -402,6 +402,9 @@ def _read_contacts(path, robot):
                 raise DataError(f"{where}: {key}: expected 3 finite numbers, got {_got(v)}")
             values[key] = np.array(v, dtype=float)
         try:        # URDF's rpy: R = Rz(y) Ry(p) Rx(r)
+            if robot is not None and isinstance(link, int):
+                # the robot's bound first: link 99 of a 6-link robot was told "a link number from 1 to 64"
+                check_link_number(link, robot.n_dof, name)
             contacts.append(Contact(link, values["xyz"], _rotation(values["rpy"]), name=name))
             if robot is not None:
                 contacts[-1].link_index(robot)

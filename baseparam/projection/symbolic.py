@@ -313,6 +313,9 @@ def parse_symbols(robot, symbolic):
             raise ArgumentError("symbolic=all: the robot has no non-zero DH length")
     if not names:
         raise ArgumentError("symbolic: name at least one DH length (a2, d4, …) or 'all'")
+    if "all" in names:      # 'a2,all' was told "'all' is not a constant DH length (expected one of …, or 'all')"
+        raise ArgumentError(f"symbolic: 'all' stands alone (every non-zero DH length), got {shown(','.join(names))}; "
+                            "give 'all' or a list of DH lengths (a2, d4, …)")
     for s in names:
         if s not in fields:
             raise ArgumentError(f"symbolic: {shown(s)} is not a constant DH length of {shown(robot.name)} "
