@@ -1,0 +1,86 @@
+"""Round 22 (lcli): the command line's leftovers of the last fuzz round, each fixed at its root."""
+
+import socket
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT, one_line
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _empty_log(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
+    return log
+
+
+def _closed_port():
+    """A local TCP port nothing listens on (bound, then closed: refused until another process takes it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# --- 1. --scheduler at an address where nothing listens ---
+
+def test_a_scheduler_address_nothing_listens_at_is_refused_after_the_connect_timeout(tmp_path):
+    """`identify --scheduler tcp://127.0.0.1:1` waited the whole 20 s of the handshake (Dask retries a refused
+    connection until its timeout), then said "Timed out trying to connect": now the connection has
+    --connect-timeout (2 s by default), and the refusal is named. The bound on the wait is on a thread's join,
+    not a timing: 20 s of retries would pass a 2 s timeout only if the refusal were not the one bounded."""
+    pytest.importorskip("distributed")
+    log = _empty_log(tmp_path)
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    outcome = []
+    runner = threading.Thread(target=lambda: outcome.append(
+        _run("identify", PLANAR, log, "--scheduler", address, "--connect-timeout", "0.2")), daemon=True)
+    runner.start()
+    runner.join(120)
+    assert outcome, "identify --scheduler still connecting after 120 s"
+    one_line(outcome[0], "--scheduler", address, "no connection within 0.2 s", "Connection refused")
+    assert "TCPConnector" not in outcome[0].output
+
+
+def test_the_connect_timeout_is_checked_and_defaults_to_two_seconds(tmp_path):
+    import inspect
+
+    from baseparam.identification.logs import identify_logs
+    assert inspect.signature(identify_logs).parameters["connect_timeout"].default == 2
+    one_line(_run("identify", PLANAR, _empty_log(tmp_path), "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout",
+                  "-1"), "--connect-timeout", "> 0")
+
+
+# --- 2. --scheduler LOCAL, 'local ' ---
+
+@pytest.mark.parametrize("spelling", ["LOCAL", "local ", " Local"])
+def test_local_in_another_case_or_with_spaces_is_the_local_cluster(spelling):
+    """`--scheduler LOCAL` / `'local '` were taken as addresses: "missing port number in address 'LOCAL'"."""
+    from baseparam.identification._workers import scheduler_named
+    assert scheduler_named(spelling) == "local"
+    assert scheduler_named(" tcp://10.0.0.5:8786 ") == "tcp://10.0.0.5:8786"
+    assert scheduler_named("tcp://Local:8786") == "tcp://Local:8786"
+
+
+def test_local_in_capitals_reaches_the_local_cluster_from_the_command_line(tmp_path, monkeypatch):
+    """The command line's --scheduler LOCAL reaches the local cluster's branch (stubbed: no cluster started)."""
+    pytest.importorskip("distributed")
+    import baseparam.identification._workers as workers
+    seen = []
+
+    def on_dask(logs, task, folds, n, scheduler, report, connect_timeout):
+        seen.append(scheduler)
+        raise workers.SettingsError("scheduler: stub")
+    monkeypatch.setattr(workers, "_on_dask", on_dask)
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k * 0.01},{k % 3},{k % 5},{k % 7},1,2,3\n"
+                                                           for k in range(50)))
+    _run("identify", PLANAR, log, "--scheduler", "LOCAL")
+    assert seen == ["local"], seen
