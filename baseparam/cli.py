@@ -528,7 +528,7 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             _fail(as_flags(f"{path}: {_one_line(exc)}", keep=given), 2)
         exhausted = _exhausted_within(exc)
         if exhausted is not None:                    # a limit of the process (ulimit -v, -n, -u) met: not a bug
-            _fail(f"{path}: {exhausted}", 2)
+            _fail(exhausted, 2)                      # nor the robot file's ("ROBOT.urdf: too many open files")
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else \

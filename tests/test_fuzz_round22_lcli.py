@@ -84,3 +84,20 @@ def test_local_in_capitals_reaches_the_local_cluster_from_the_command_line(tmp_p
                                                            for k in range(50)))
     _run("identify", PLANAR, log, "--scheduler", "LOCAL")
     assert seen == ["local"], seen
+
+
+# --- 3. a limit of the process met (ulimit -n, ulimit -v): the resource named, not the robot file ---
+
+@pytest.mark.parametrize("error", [OSError(24, "Too many open files"), MemoryError()], ids=["ulimit -n", "ulimit -v"])
+def test_a_limit_of_the_process_met_does_not_name_the_robot_file(monkeypatch, error):
+    """Under `ulimit -n 16`, `identify ROBOT.urdf A.npz B.npz --workers 2` said "ROBOT.urdf: too many open files
+    (…)": the line named the robot file as if it were bad. Now the resource alone, exit 2."""
+    from baseparam.model import loading
+
+    def exhausted(*args, **kwargs):
+        raise error
+    monkeypatch.setattr(loading, "load_robot", exhausted)
+    result = _run("describe", PLANAR)
+    one_line(result, "too many open files" if isinstance(error, OSError) else "out of memory (MemoryError")
+    assert "planar_rrr" not in result.output and result.output.startswith(
+        "baseparam: too many" if isinstance(error, OSError) else "baseparam: out of memory"), result.output
