@@ -18,7 +18,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, quiet_resource_tracker,
-                          raise_failed_start, room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
+                          raise_failed_start, room_for_a_local_cluster, room_for_workers,
+                          workers_born_deaf, workers_on_one_blas_thread)
 from .._atomic import private_folder, remove_tree
 from .._checks import shown
 from ..errors import SettingsError, long_values_shortened, printable
@@ -155,6 +156,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
     # its scratch folder, the nannies' environment variables
     with contextlib.ExitStack() as undo:
         if scheduler == "local":
+            room_for_a_local_cluster(workers)
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
