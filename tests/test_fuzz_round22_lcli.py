@@ -146,3 +146,44 @@ def test_the_open_files_left_are_counted():
     if soft == resource.RLIM_INFINITY or not os.path.isdir("/proc/self/fd"):
         pytest.skip("no finite limit, or no /proc/self/fd")
     assert 0 < free < soft
+
+
+# --- 7. a KeyboardInterrupt while the local cluster starts (library use) ---
+
+_INTERRUPTED_START = """
+import asyncio, multiprocessing, os, signal, threading, time
+from distributed.deploy.spec import SpecCluster
+from baseparam.identification._workers import map_logs
+started = SpecCluster._correct_state
+async def interrupted(self):            # Ctrl-C once the workers have started, before the cluster returns
+    await started(self)
+    if not getattr(interrupted, "fired", False):
+        interrupted.fired = True
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(3)
+SpecCluster._correct_state = interrupted
+try:
+    map_logs(["x"], {"reduce": len}, [None], workers=1, scheduler="local")
+except KeyboardInterrupt:
+    print("interrupted")
+deadline = time.monotonic() + 30
+while multiprocessing.active_children() and time.monotonic() < deadline:
+    time.sleep(0.1)
+print(len(SpecCluster._instances), len(multiprocessing.active_children()),
+      sorted(t.name for t in threading.enumerate() if t.name == "IO loop"))
+"""
+
+
+def test_a_keyboard_interrupt_while_the_local_cluster_starts_leaves_nothing_running():
+    """A Ctrl-C (in a notebook: the caller goes on) while `scheduler='local'` started its cluster left it running:
+    Dask closes a cluster whose start failed on an Exception only; its scheduler, IO loop and workers stayed."""
+    pytest.importorskip("distributed")
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", _INTERRUPTED_START], env=env, capture_output=True, text=True,
+                          timeout=300)
+    lines = done.stdout.splitlines()
+    assert lines[:1] == ["interrupted"], (done.stdout, done.stderr[-2000:])
+    assert lines[1] == "0 0 []", lines

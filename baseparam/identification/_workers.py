@@ -178,9 +178,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             with caller_not_reimported():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
-                address = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL,
-                                       local_directory=scratch)
+                address = _cluster_started(LocalCluster, n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=logging.CRITICAL,
+                                           local_directory=scratch)
             undo.callback(address.close)
             undo.push(_abandoned_workers_killed(address))
         else:
@@ -214,6 +214,33 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+def _cluster_started(kind, **options):
+    """``kind(**options)`` (a LocalCluster), closed when its start is left by any exception. Dask closes a cluster
+    whose start failed on an ``Exception`` only: a KeyboardInterrupt (Ctrl-C in a notebook) while it started its
+    workers left it running, its scheduler, IO-loop thread and worker processes with it. Built in two steps so that
+    the half-started cluster can be reached."""
+    cluster = kind.__new__(kind)
+    try:
+        cluster.__init__(**options)
+    except BaseException as exc:
+        _start_undone(cluster, exc)
+        raise
+    return cluster
+
+
+def _start_undone(cluster, exc):
+    """Kill the worker processes of a ``cluster`` whose start was left by ``exc``, close it (its close does nothing
+    while it reads 'starting': marked 'failed', as Dask marks one whose start failed), stop its IO loop."""
+    with contextlib.suppress(Exception):
+        _abandoned_workers_killed(cluster)(type(exc), exc, exc.__traceback__)
+        from distributed.core import Status
+        if cluster.status in (Status.created, Status.starting):
+            cluster.status = Status.failed
+        cluster.close(timeout=10)
+    with contextlib.suppress(Exception):
+        cluster._loop_runner.stop()
 
 
 def _abandoned_workers_killed(cluster):
