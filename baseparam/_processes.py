@@ -185,6 +185,7 @@ def quiet_resource_tracker():
         return
     from multiprocessing import resource_tracker
 
+    stale_semaphores_removed()
     added = "ignore:resource_tracker:UserWarning"
     sys.warnoptions.append(added)
     # SIGHUP held while it starts, so held in it for good: it ignores SIGINT and SIGTERM itself, but a hangup sent
@@ -195,6 +196,70 @@ def quiet_resource_tracker():
             resource_tracker.ensure_running()
     finally:
         sys.warnoptions.remove(added)
+
+
+SHARED_MEMORY = "/dev/shm"          # where Linux keeps POSIX named semaphores, as sem.NAME
+SEMAPHORE_AGE = 600                 # s: a semaphore file younger than this is kept whatever else is known
+
+
+def stale_semaphores_removed(folder=SHARED_MEMORY, now=None):
+    """Remove the ``sem.mp-…`` files of multiprocessing's semaphores that killed runs left in ``folder``: this user's,
+    unchanged for :data:`SEMAPHORE_AGE`, mapped by no process. A pool's (``--workers 2``) are named, kept until it
+    closes: its resource tracker unlinks them when the run is killed, but a SIGKILL of the run's process group
+    (``timeout -s KILL``, ``kill -9 -PGID``, an out-of-memory kill of the tracker too) ends the tracker with it, and
+    its 11 stayed in /dev/shm for good. A live one is mapped by each process that opened it (``/proc/PID/maps``), so
+    only unused ones go; their names say no process id. Nothing is done where /proc or ``folder`` is absent."""
+    import time
+
+    if not os.path.isdir(folder) or not os.path.isdir("/proc/self"):
+        return
+    now = time.time() if now is None else now
+    with contextlib.suppress(OSError):
+        candidates = [entry.path for entry in os.scandir(folder) if entry.name.startswith("sem.mp-")
+                      and _old_file_of_ours(entry, now)]
+        if not candidates:
+            return
+        mapped = _mapped_files(folder)
+        if mapped is None:
+            return
+        for path in candidates:
+            if path not in mapped:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
+def _old_file_of_ours(entry, now):
+    """A regular file (not a link) of this user's, unchanged for :data:`SEMAPHORE_AGE`."""
+    try:
+        status = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    import stat
+    return (stat.S_ISREG(status.st_mode) and status.st_uid == os.getuid()
+            and now - status.st_mtime > SEMAPHORE_AGE)
+
+
+def _mapped_files(folder):
+    """The paths in ``folder`` that this user's processes map (from each ``/proc/PID/maps`` readable), or None when
+    this process's own cannot be read (then nothing can be told)."""
+    mapped = set()
+    prefix = os.path.join(folder, "")
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+        with open("/proc/self/maps", encoding="utf-8", errors="replace"):
+            pass
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
+                for line in maps:
+                    at = line.find(prefix)
+                    if at >= 0:
+                        mapped.add(line[at:].rstrip("\n").removesuffix(" (deleted)"))
+        except OSError:                  # gone meanwhile, or another user's
+            continue
+    return mapped
 
 
 def tracker_reaped(wait=1.0):

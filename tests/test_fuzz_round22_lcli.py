@@ -187,3 +187,28 @@ def test_a_keyboard_interrupt_while_the_local_cluster_starts_leaves_nothing_runn
     lines = done.stdout.splitlines()
     assert lines[:1] == ["interrupted"], (done.stdout, done.stderr[-2000:])
     assert lines[1] == "0 0 []", lines
+
+
+# --- 5. the named semaphores of a pool whose run and resource tracker were killed together ---
+
+def test_stale_semaphores_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
+    """A SIGKILL of `excite --workers 2`'s process group (`timeout -s KILL`, `kill -9 -PGID`) killed its resource
+    tracker too: the pool's 11 sem.mp-… files stayed in /dev/shm for good (a SIGKILL of the run alone leaves none:
+    the tracker unlinks them). Removed when a later run starts its pool: old, ours, and mapped by no process."""
+    import mmap
+    import os
+    import time
+
+    from baseparam._processes import SEMAPHORE_AGE, stale_semaphores_removed
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc")
+    old = time.time() - SEMAPHORE_AGE - 60
+    for name in ("sem.mp-stale", "sem.mp-live", "sem.mp-young", "other"):
+        (tmp_path / name).write_bytes(b"\0" * 32)
+        if name != "sem.mp-young":
+            os.utime(tmp_path / name, (old, old))
+    (tmp_path / "sem.mp-link").symlink_to(tmp_path / "other")
+    os.utime(tmp_path / "sem.mp-link", (old, old), follow_symlinks=False)
+    with open(tmp_path / "sem.mp-live", "r+b") as file, mmap.mmap(file.fileno(), 32):
+        stale_semaphores_removed(str(tmp_path))
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["other", "sem.mp-link", "sem.mp-live", "sem.mp-young"]
