@@ -212,3 +212,26 @@ def test_stale_semaphores_of_killed_runs_are_removed_and_live_ones_kept(tmp_path
     with open(tmp_path / "sem.mp-live", "r+b") as file, mmap.mmap(file.fileno(), 32):
         stale_semaphores_removed(str(tmp_path))
         assert sorted(p.name for p in tmp_path.iterdir()) == ["other", "sem.mp-link", "sem.mp-live", "sem.mp-young"]
+
+
+# --- 6. a forced end (second signal): the workers' stop and the tracker's reaping share one bound ---
+
+def test_a_forced_end_gives_the_tracker_only_what_the_workers_stop_left(monkeypatch):
+    """A second signal's forced end gave the workers' stop a second, then the resource tracker's reaping another:
+    a worker holding the tracker's pipe made it wait both (~2 s). Now one bound for the two: a stop that takes all
+    of it leaves the tracker nothing to wait."""
+    import multiprocessing.resource_tracker  # noqa: F401 — loaded, as in a run with workers
+    import multiprocessing.util  # noqa: F401
+    import threading
+
+    import baseparam._entry as entry
+    import baseparam._processes as processes
+    never = threading.Event()
+    given = []
+    monkeypatch.setattr(processes, "end_children", lambda *a, **k: never.wait(30))
+    monkeypatch.setattr(processes, "tracker_reaped", lambda wait=1.0: given.append(wait))
+    try:
+        entry._children_ended(0.3)
+    finally:
+        never.set()
+    assert given and given[0] <= 0.05, given
