@@ -164,9 +164,9 @@ def _remove_temporaries():
     return True
 
 
-def _stop_workers():
+def _stop_workers(wait=1.0):
     """Stop the worker processes, then unlink the pools' semaphores (:func:`baseparam._processes.end_children`),
-    given at most a second: a worker that does not stop must not hold the exit."""
+    given at most ``wait`` seconds: a worker that does not stop must not hold the exit."""
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is None:
         return
@@ -178,17 +178,33 @@ def _stop_workers():
     try:
         helper = threading.Thread(target=stop, name="baseparam-stop-workers", daemon=True)
         helper.start()
-        helper.join(1.0)
+        helper.join(wait)
     except RuntimeError:        # no new thread at the interpreter's shutdown: the workers see our end
         pass
 
 
-def _tracker_reaped():
-    """:func:`baseparam._processes.tracker_reaped`, where multiprocessing's tracker was loaded."""
+def _tracker_reaped(wait=1.0):
+    """:func:`baseparam._processes.tracker_reaped` given ``wait`` seconds, where multiprocessing's tracker was
+    loaded."""
     if "multiprocessing.resource_tracker" in sys.modules:
         with contextlib.suppress(Exception):        # (an import failing at the limit of open files)
             from ._processes import tracker_reaped
-            tracker_reaped()
+            tracker_reaped(wait)
+
+
+# s: what a forced end gives the workers' stop and the tracker's reaping together. Each had a second of its own: a
+# worker that kept the tracker's pipe open held the tracker's reaping its whole second after the workers' (a second
+# signal's end took 2 s)
+FORCED_END_WAIT = 1.0
+
+
+def _children_ended(wait=FORCED_END_WAIT):
+    """Stop the workers, then reap the resource tracker, within ``wait`` seconds in all."""
+    import time
+
+    deadline = time.monotonic() + wait
+    _stop_workers(wait)
+    _tracker_reaped(max(0.0, deadline - time.monotonic()))
 
 
 def _force(signum):
@@ -196,8 +212,7 @@ def _force(signum):
     errors.silence_logs()      # the line said below is the run's last
     if not _remove_temporaries():       # the signal came after the run's end, its outputs final: it succeeded
         os._exit(0)
-    _stop_workers()
-    _tracker_reaped()
+    _children_ended()
     _remove_temporaries()       # one the main thread claimed meanwhile
     _say(signum, flush=False)
     os._exit(128 + signum)

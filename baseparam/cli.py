@@ -183,7 +183,7 @@ _NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction
           "max_disk symbolic "                                                            # every command
           "columns gains topic delay clock skip_bad_rows resample filter_order rest_velocity decimate "   # identify
           "filter_friction method weighting prior prior_weight mass_bounds total_mass scheduler route known "
-          "base_topic imu_frame "
+          "base_topic imu_frame connect_timeout "
           "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
           "payload_joints pose noise payload_design "
           "still_tolerance still_duration wrench sensor wrench_bias unloaded "                           # payload
@@ -528,7 +528,7 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             _fail(as_flags(f"{path}: {_one_line(exc)}", keep=given), 2)
         exhausted = _exhausted_within(exc)
         if exhausted is not None:                    # a limit of the process (ulimit -v, -n, -u) met: not a bug
-            _fail(f"{path}: {exhausted}", 2)
+            _fail(exhausted, 2)                      # nor the robot file's ("ROBOT.urdf: too many open files")
         if isinstance(exc, BaseParamError):          # deliberate: the message names file/field/parameter
             # a description's own fields (rotor_inertia: in the YAML) are not parameters: no flags for them
             shown = (lambda text: text) if getattr(exc, "file_fields", False) else \
@@ -1179,6 +1179,9 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
 @click.option("--scheduler", metavar="ADDRESS|local",
               help="Reduce the logs on a Dask cluster: its scheduler's address (tcp://host:8786), or local to "
                    "start one of --workers processes (needs pip install 'baseparam[dask]').")
+@click.option("--connect-timeout", default=2.0, show_default=True, type=_Float(), metavar="S",
+              help="--scheduler ADDRESS: seconds the scheduler has to accept the connection (nothing listening is "
+                   "refused then).")
 @_memory_option
 @click.option("--route", type=click.Choice(["torques", "base", "momentum"]),
               help="Floating-base robots: the equations fitted: all 6 + n (joint torques and contact wrenches), the "
@@ -1200,8 +1203,8 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
                    "without contacts. Repeatable.")
 def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out, yaml_out, method, weighting, prior,
              prior_weight, mass_bounds, total_mass, filter_friction, parameters, columns, topic, clock, delay, gains,
-             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler, max_memory,
-             route, contacts_file, base_topic, imu_frame, known, load):
+             skip_bad_rows, cutoff, filter_order, rest_velocity, resample, decimate, workers, scheduler,
+             connect_timeout, max_memory, route, contacts_file, base_topic, imu_frame, known, load):
     """Identify the base parameters of ROBOT_FILE from the TRAIN trajectories (CSV, NPZ, HDF5, Parquet,
     ROS 2 bags: .mcap or a bag folder, ROS 1 .bag).
 
@@ -1289,7 +1292,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             bars.append(progress)
             result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
                                    preprocessing=settings, parameters=parameters, base=base, workers=workers,
-                                   scheduler=scheduler, progress=progress, read_options=read_options, **fit_options)
+                                   scheduler=scheduler, progress=progress, read_options=read_options,
+                                   connect_timeout=connect_timeout, **fit_options)
             progress.close()
             for record in result.estimator.preprocessing_:     # the readers' notes, as read() prints them
                 notes.extend(record.get("reader_notes", ()))

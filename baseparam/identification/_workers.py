@@ -18,7 +18,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_to_interrupts, end_with_caller,
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, quiet_resource_tracker,
-                          raise_failed_start, room_for_workers, workers_born_deaf, workers_on_one_blas_thread)
+                          raise_failed_start, room_for_a_local_cluster, room_for_workers,
+                          workers_born_deaf, workers_on_one_blas_thread)
 from .._atomic import private_folder, remove_tree
 from .._checks import shown
 from ..errors import SettingsError, long_values_shortened, printable
@@ -26,7 +27,7 @@ from ..errors import SettingsError, long_values_shortened, printable
 _TASK = {}
 
 
-def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
+def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None, connect_timeout=None):
     """``reduce_log(log, folds=f, **task)`` for each log and its folds, as a list in the logs' order.
 
     Parameters
@@ -39,14 +40,18 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None):
         None: ``folds`` is not passed (a reducer without folds, ``scale_log``).
     workers : int
     scheduler : str or None
-        A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes).
+        A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes), in any case and
+        with spaces around (:func:`scheduler_named`).
     progress : callable, optional
         ``progress(done, total)``.
+    connect_timeout : float or None
+        Seconds a remote scheduler has to accept the TCP connection (None: :data:`CONNECT_TIMEOUT`).
     """
     report = progress or (lambda done, total: None)
     report(0, len(logs))
     if scheduler is not None:
-        return _on_dask(logs, task, folds, workers, scheduler, report)
+        return _on_dask(logs, task, folds, workers, scheduler_named(scheduler), report,
+                        CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
     if workers == 1 or len(logs) == 1:
         out = []
         for k, (log, f) in enumerate(zip(logs, folds)):
@@ -133,7 +138,14 @@ def _result(future, workers):
         raise
 
 
-def _on_dask(logs, task, folds, workers, scheduler, report):
+def scheduler_named(scheduler):
+    """``scheduler`` without the spaces around it, and 'local' whatever its case: `--scheduler LOCAL` and
+    `--scheduler 'local '` were taken as addresses ("missing port number in address 'LOCAL'")."""
+    scheduler = scheduler.strip()
+    return "local" if scheduler.lower() == "local" else scheduler
+
+
+def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
     try:
         from distributed import Client, LocalCluster, as_completed
         from msgpack import UnpackException     # Dask's wire format (a dependency of dask.distributed)
@@ -144,6 +156,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
     # its scratch folder, the nannies' environment variables
     with contextlib.ExitStack() as undo:
         if scheduler == "local":
+            room_for_a_local_cluster(workers)
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
             # $TMPDIR/dask-scratch-space, keeps its lock files and folders of killed runs)
@@ -165,9 +178,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             with caller_not_reimported():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
-                address = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL,
-                                       local_directory=scratch)
+                address = _cluster_started(LocalCluster, n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=logging.CRITICAL,
+                                           local_directory=scratch)
             undo.callback(address.close)
             undo.push(_abandoned_workers_killed(address))
         else:
@@ -177,12 +190,12 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
             # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
             with _dask_logs_silenced():
                 if scheduler != "local":
-                    _handshake_within(address, REMOTE_TIMEOUT)
+                    _handshake_within(address, connect_timeout, REMOTE_TIMEOUT)
                 client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
         except (OSError, ValueError) as exc:          # ValueError: an address Dask cannot parse ('x', no port)
             if not isinstance(exc, UnpackException):
                 raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
-                                    f"({_why(exc)})") from None
+                                    f"({_why(exc, connect_timeout)})") from None
             client = _not_dask(scheduler, exc)
         except Exception as exc:
             if scheduler == "local":
@@ -201,6 +214,33 @@ def _on_dask(logs, task, folds, workers, scheduler, report):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+def _cluster_started(kind, **options):
+    """``kind(**options)`` (a LocalCluster), closed when its start is left by any exception. Dask closes a cluster
+    whose start failed on an ``Exception`` only: a KeyboardInterrupt (Ctrl-C in a notebook) while it started its
+    workers left it running, its scheduler, IO-loop thread and worker processes with it. Built in two steps so that
+    the half-started cluster can be reached."""
+    cluster = kind.__new__(kind)
+    try:
+        cluster.__init__(**options)
+    except BaseException as exc:
+        _start_undone(cluster, exc)
+        raise
+    return cluster
+
+
+def _start_undone(cluster, exc):
+    """Kill the worker processes of a ``cluster`` whose start was left by ``exc``, close it (its close does nothing
+    while it reads 'starting': marked 'failed', as Dask marks one whose start failed), stop its IO loop."""
+    with contextlib.suppress(Exception):
+        _abandoned_workers_killed(cluster)(type(exc), exc, exc.__traceback__)
+        from distributed.core import Status
+        if cluster.status in (Status.created, Status.starting):
+            cluster.status = Status.failed
+        cluster.close(timeout=10)
+    with contextlib.suppress(Exception):
+        cluster._loop_runner.stop()
 
 
 def _abandoned_workers_killed(cluster):
@@ -233,11 +273,15 @@ def remove_scratch():
 
 
 REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connection and answer Dask's handshake
+# s: a remote scheduler's time to accept the TCP connection (Dask retries a refused one until its timeout: nothing
+# listening at the address held `identify --scheduler tcp://127.0.0.1:1` for the whole 20 s)
+CONNECT_TIMEOUT = 2
 
 
-def _handshake_within(address, seconds):
-    """Connect to ``address`` and complete Dask's handshake within ``seconds``, or raise what stopped it
-    (TimeoutError when time ran out). Dask's own connect bounds the TCP connection only, then waits for the
+def _handshake_within(address, connect_seconds, seconds):
+    """Connect to ``address`` within ``connect_seconds`` and complete Dask's handshake within ``seconds`` in all, or
+    raise what stopped it (TimeoutError when time ran out; OSError naming the refusal when the connection was
+    refused throughout). Dask's own connect bounds the TCP connection only, then waits for the
     handshake's answer without limit: a server that accepts and never answers (a web server waiting for the end of
     its request) hung ``identify --scheduler`` past its 20 s. In a thread of its own, as the caller may be running
     an event loop (a notebook's)."""
@@ -248,7 +292,7 @@ def _handshake_within(address, seconds):
     from distributed.comm import connect
 
     async def probe():
-        comm = await connect(address, timeout=seconds)
+        comm = await connect(address, timeout=min(connect_seconds, seconds))
         comm.abort()
 
     outcome = []
@@ -278,12 +322,25 @@ def _not_dask(scheduler, exc):
                          "address of one (tcp://HOST:8786), or 'local'")
 
 
-def _why(exc):
+def _why(exc, connect_timeout=CONNECT_TIMEOUT):
     """An exception's words, or its kind when it has none (msgpack's FormatError); the address they repeat shown by
-    its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole)."""
+    its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole).
+    Dask's "Timed out trying to connect" says the reason of its last try (a refusal) in its cause alone."""
     if isinstance(exc, TimeoutError) and not str(exc):
         return f"no answer within {REMOTE_TIMEOUT:g} s"
+    if isinstance(exc, OSError) and str(exc).startswith("Timed out trying to connect"):
+        return f"no connection within {connect_timeout:g} s{_last_refusal(exc)}"
     return long_values_shortened(printable(str(exc))) or type(exc).__name__
+
+
+def _last_refusal(exc):
+    """': [Errno 111] Connection refused' when Dask's last try to connect was refused (the OSError its
+    CommClosedError wraps, which names a connector object at an address), else ''."""
+    cause = exc.__cause__
+    refusal = getattr(cause, "__cause__", None)
+    if isinstance(refusal, OSError) and refusal.strerror:
+        return f": {refusal.strerror}"
+    return ""
 
 
 @contextlib.contextmanager

@@ -193,7 +193,7 @@ def scale_log(log, base, preprocessing, folds=None, read_options=None):
 
 def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Optional[Preprocessing] = Preprocessing(),
                   parameters="pseudo", base=None, leave_one_out=True, workers=1, scheduler=None, progress=None,
-                  read_options=None, **options) -> Identification:
+                  read_options=None, connect_timeout=2.0, **options) -> Identification:
     """Identify the base parameters from many logs, each reduced on its own (module notes).
 
     Parameters
@@ -213,11 +213,15 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         cluster's workers.
     scheduler : str, optional
         A Dask scheduler's address (``tcp://host:8786``, needs dask.distributed: ``pip install
-        'baseparam[dask]'``), or ``'local'`` to start a local cluster of ``workers`` processes.
+        'baseparam[dask]'``), or ``'local'`` (any case, spaces around ignored) to start a local cluster of
+        ``workers`` processes.
     progress : callable, optional
         Called as ``progress(done, total)`` as logs are reduced.
     read_options : dict, optional
         Keyword arguments of :func:`read_trajectory` for every log (``columns``, ``gains``, …).
+    connect_timeout : float
+        Seconds a remote ``scheduler`` has to accept the TCP connection (default 2): nothing listening at
+        the address is refused then, not after Dask's retries.
 
     Returns
     -------
@@ -237,6 +241,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     workers = check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
+    connect_timeout = check_number(connect_timeout, "connect_timeout", low=0, strict=True, error=SettingsError)
     check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
@@ -253,14 +258,14 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         # 'auto' friction velocity scales: chosen from the training logs' products (a first pass), as in memory
         parts = map_logs(train, dict(reduce=scale_log, base=base, preprocessing=preprocessing,
                                      read_options=read_options), [None] * len(train), workers=workers,
-                         scheduler=scheduler)
+                         scheduler=scheduler, connect_timeout=connect_timeout)
         statistics = reduce(add_statistics, parts, None)            # in the order given, as the second pass
         with single_threaded():
             base, estimator.friction_scales_ = choose_scales(base, statistics)
         estimator.base_ = base
     task = dict(reduce=reduce_log, base=base, preprocessing=preprocessing, read_options=read_options)
     reductions = map_logs(train + held, task, [FOLDS if consistent else 0] * len(train) + [0] * len(held),
-                          workers=workers, scheduler=scheduler, progress=progress)
+                          workers=workers, scheduler=scheduler, progress=progress, connect_timeout=connect_timeout)
     for r in reductions:
         for category, message in r.caught:
             warn(message, category)
