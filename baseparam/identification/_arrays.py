@@ -21,7 +21,8 @@ from ..motion import check_motion_size
 from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, Trajectory, _coarse_time,
                       _one_line)
-from ._columns import _check_fields, _normalize_map, choose_sources, shown_names
+from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
+                       shown_names)
 from ._names import _UNIT_HINT
 from ._rows import _Table, _finish
 
@@ -659,12 +660,11 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
             raise DataError(f"{source}: field {field} (key {key}): not numeric (dtype {dtype})")
         if unit_of is not None:
             _refuse_other_unit(source, field, key, _read_key(source, field, key, unit_of))
-        count = math.prod(shape)
-        total += count
-        if total > MAX_VALUES:
-            raise DataError(f"{source}: field {field} (key {key}): shape {tuple(shape)} ({count:.3g} values) is "
-                            f"too large; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
+        total = _count_values(source, field, key, shape, total)
     keyed = {field: (_read_key(source, field, key, read), key) for field, key in chosen.items()}
+    for field, key, other in default_twins(_normalize_map(columns, source), DEFAULT_KEYS, arrays, chosen):
+        refuse_differing_twin(source, field, key, other, "key", _same_array(source, field, keyed[field][0], other,
+                                                                            probe, read, total))
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 
 
@@ -710,6 +710,29 @@ def _refuse_other_unit(source, field, key, attribute):
     if other:
         raise DataError(f"{source}: field {field} (key {key}): attribute {name} = {shown(text)}: that unit "
                         f"is not accepted (the values are not converted); give {field} in {_UNIT_HINT[field]}")
+
+
+def _count_values(source, field, key, shape, total):
+    """``total`` plus the values of an array of ``shape``; DataError past :data:`MAX_VALUES` in all."""
+    count = math.prod(shape)
+    if total + count > MAX_VALUES:
+        raise DataError(f"{source}: field {field} (key {key}): shape {tuple(shape)} ({count:.3g} values) is "
+                        f"too large; a trajectory may hold at most {MAX_VALUES:.0e} values in all")
+    return total + count
+
+
+def _same_array(source, field, values, other, probe, read, total):
+    """Whether the array ``other`` holds ``values`` (the field's chosen array, as read), NaN equal to NaN; an ``other``
+    that cannot be read as numbers of the same shape does not. Its header is checked first, its values counted into
+    the file's ``total``."""
+    try:
+        shape, dtype = probe(other)
+    except (DataError,) + _NPZ_ERRORS + (KeyError, TypeError):
+        return False
+    if tuple(shape) != np.shape(values) or dtype.kind not in "iuf":
+        return False
+    _count_values(source, field, other, shape, total)
+    return np.array_equal(values, _read_key(source, field, other, read), equal_nan=True)
 
 
 def _read_key(source, field, key, read):

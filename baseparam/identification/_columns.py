@@ -295,6 +295,36 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
     return chosen
 
 
+def default_twins(columns, defaults, available, chosen):
+    """(field, chosen name, other name) for each field taken by its default name whose other default names the file
+    also has (an NPZ's ``t`` and ``time``, a Parquet's ``q`` and ``positions``): the reader compares their values,
+    since the documented preference read the first and left the other, however different, without a word.
+
+    Parameters
+    ----------
+    columns : dict
+        The normalized column map; a field it names is the map's choice, and has no twins.
+    defaults : dict
+        {field: tuple of names}, as given to :func:`choose_sources`.
+    available : container of str
+    chosen : dict
+        {field: name}, what :func:`choose_sources` returned.
+
+    Returns
+    -------
+    list of tuple of str
+    """
+    return [(field, name, other) for field, name in chosen.items() if field not in columns
+            for other in defaults[field] if other != name and other in available]
+
+
+def refuse_differing_twin(source, field, name, other, thing, same):
+    """DataError, naming ``source``, the field and both names, unless ``same`` (the two hold the same values)."""
+    if not same:
+        raise DataError(f"{source}: field {field}: {thing}s {shown(name)} and {shown(other)} both hold it, with "
+                        f"different values; name the one to read with columns={{'{field}': NAME}}")
+
+
 def refuse_shared_sources(source, chosen, thing):
     """DataError when two fields of ``chosen`` ({field: source name}) take one source, as a CSV's column map refuses
     one column for two fields: a map ``qd=q`` read the positions as the velocities, without a word (Parquet, NPZ, HDF5,

@@ -28,8 +28,8 @@ import numpy as np
 from .._checks import json_loads, read_json, refuse_special, shown, within
 from .._processes import signals_held
 from ..errors import DataError, printable
-from ._columns import (_check_fields, _normalize_map, choose_sources, first_misplaced, matched_joints,
-                       refuse_other_order, shown_name, shown_names)
+from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, first_misplaced, matched_joints,
+                       refuse_differing_twin, refuse_other_order, shown_name, shown_names)
 from ._parquet_pages import column_chunks
 from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
 from ._rows import _finish, _Table
@@ -104,6 +104,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                             looked_for=lambda field: ", ".join(DEFAULT_COLUMNS[field]), placeholder="NAME")
     bound_values(chunks, source, set(chosen.values()), MAX_VALUES)
     table = _read_table(parquet, source, sorted(set(chosen.values())))      # the columns used, not another's
+    _refuse_differing_twins(parquet, chunks, source, columns, present, chosen, table)
     joint_names = _joint_names(path, schema, source)
     names = joint_names(chosen["q"])
     data, where, problems = {}, {}, {}
@@ -146,6 +147,16 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def _refuse_differing_twins(parquet, chunks, source, columns, present, chosen, table):
+    """DataError when a field taken by its default name has another default column (``t`` and ``time``) of another
+    type or other values (``table`` holds the chosen columns); each such column is bounded as the chosen ones are,
+    then read alone."""
+    for field, column, other in default_twins(_normalize_map(columns, source), DEFAULT_COLUMNS, present, chosen):
+        bound_values(chunks, source, {other}, MAX_VALUES)
+        same = table.column(column).equals(_read_table(parquet, source, [other]).column(0))
+        refuse_differing_twin(source, field, column, other, "column", same)
 
 
 def refuse_repeated_columns(schema, source):

@@ -13,7 +13,10 @@ Sources
   positional map a first line without numbers is a header only if one of its names is a field
   name (``t``, ``q1``, ``tau1 [N·m]``, …); otherwise it is a damaged data line, refused or (with
   ``skip_bad_rows``) skipped like any other;
-* NPZ and HDF5 files, one array per field (default key names in :data:`DEFAULT_KEYS`);
+* NPZ and HDF5 files, one array per field (default key names in :data:`DEFAULT_KEYS`, the first the file has
+  taken; a file holding two of one field's default names, ``t`` and ``time``, is read only if they hold the same
+  shape and values, and refused otherwise, as is a Parquet file's two default columns of one field of
+  another type or other values; a CSV header's ``t`` and ``time`` are refused as two columns of one field);
 * Parquet files (:mod:`~baseparam.identification._parquet`: LeRobot's list-per-field layout, or a
   column per joint) and ROS bags (:mod:`~baseparam.identification._bags`: ROS 2 ``.mcap`` files
   and bag folders, ROS 1 ``.bag``; ``sensor_msgs/JointState``, joints matched by name, topics
