@@ -545,7 +545,7 @@ def _joint_names(streams, joints, n_dof, source, notes):
 def _align(streams, names, fields, source, notes, clock, chosen):
     """Every field's (S, n) array at the times of the stream giving most positions; returns
     (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's JointState topics, of
-    whose used streams (:func:`_refuse_two_sources`) no two may give one joint's position, velocity or effort."""
+    whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's values of it."""
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
@@ -569,7 +569,7 @@ def _align(streams, names, fields, source, notes, clock, chosen):
                             "in the log")
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
-    _refuse_two_sources(used, [base, *others.values()], names, chosen, provides, source)
+    _refuse_two_sources(used, names, chosen, provides, source)
     t = base.stamps
     ids = covered(t, [s.stamps for s in others.values()])
     tk = t[ids]
@@ -604,23 +604,25 @@ def _align(streams, names, fields, source, notes, clock, chosen):
     return data, ids, base
 
 
-def _refuse_two_sources(used, streams, names, chosen, provides, source):
+def _refuse_two_sources(used, names, chosen, provides, source):
     """DataError when a joint's plain JointState field (``used[field] = (msg_field, sources)``, ``sources`` one stream
-    per joint of ``names``) is given by another of the used ``streams`` of the ``chosen`` topics too: the messages of
-    ``/arm`` naming a, b, c and of ``/extra`` naming a, d (read for d) gave a two positions, and the first stream's
-    was taken without a word, as a CSV's joint named twice is refused. A stream not used for any joint (a driver's
-    messages of fewer joints before it named them all) is noted by :func:`_align`, not refused."""
+    per joint of ``names``) is given by another stream of the ``chosen`` topics read for that field too: the messages
+    of ``/arm`` naming a, b, c and of ``/extra`` naming a, d (read for d) gave a two positions, and the first stream's
+    was taken without a word, as a CSV's joint named twice is refused. A stream read for other fields only (an arm
+    driver's velocities and efforts beside a merged /joint_states of positions, a torque topic a column map names) or
+    for none (a driver's messages of fewer joints before it named them all, noted by :func:`_align`) offers no
+    choice of this field's values: not refused."""
     for msg_field, sources in used.values():
         if isinstance(msg_field, tuple):        # TOPIC:FIELD: one topic named by the column map
             continue
+        streams = list({id(s): s for s in sources if s.topic in chosen}.values())    # those read for this field
         for j, taken in zip(names, sources):
-            other = next((s for s in streams if s is not taken and s.topic in chosen and provides(s, msg_field, j)),
-                         None)
+            other = next((s for s in streams if s is not taken and provides(s, msg_field, j)), None)
             if other is not None:
                 raise DataError(f"{source}: joint {shown_name(j)}: its {msg_field} is in the messages of "
                                 f"{printable(taken.topic)} naming {shown_names(list(taken.names))} and in those of "
                                 f"{printable(other.topic)} naming {shown_names(list(other.names))}; which is the "
-                                "joint's is not known (read one topic with topic=, or a column map)")
+                                "joint's is not known (read one topic with topic=)")
 
 
 def covered(t, streams):
