@@ -155,7 +155,8 @@ def test_bag_stream_of_fewer_joints_left_unused_still_reads(tmp_path):
 
 @pytest.mark.parametrize("field, attribute, unit", [
     ("q", "units", "deg"), ("q", "Units", np.array([b"degrees"])), ("t", "unit", "ms"), ("qd", "units", "deg/s"),
-    ("tau", "units", "N mm"),
+    ("tau", "units", "N mm"), ("t", "units", "milliseconds since 1970-01-01"), ("q", "units", "counts"),
+    ("qd", "units", "rev/s"), ("tau", "units", "Ncm"), ("tau", "units", "%"), ("q", "units", "seconds"),
 ])
 def test_h5_dataset_declaring_another_unit_is_refused(tmp_path, field, attribute, unit):
     # a q dataset marked units = "deg" was read as radians, exit 0, where a CSV's 'q1 [deg]' is refused
@@ -169,8 +170,10 @@ def test_h5_dataset_declaring_another_unit_is_refused(tmp_path, field, attribute
     with pytest.raises(bp.DataError, match=rf"log.h5: field {field} \(key {field}\): attribute {attribute} = '.*': "
                                            "that unit is not accepted"):
         bp.read_trajectory(path)
-    with h5py.File(path, "a") as f:        # SI, another spelling, or no text: read as before
-        for value in ("rad" if field == "q" else "s" if field == "t" else "N m", "seconds", 5):
+    spelled = {"t": "seconds", "q": "Radians", "qd": "rad/sec", "tau": "newton meters"}[field]
+    with h5py.File(path, "a") as f:        # SI, another spelling of it, an empty text or no text: read as before
+        for value in ("rad" if field == "q" else "s" if field == "t" else "rad/s" if field == "qd"
+                      else "N m", spelled, "", 5):
             f[field].attrs[attribute] = value
             assert np.array_equal(bp.read_trajectory(path).t, t)
 

@@ -19,8 +19,8 @@ from .._numbers import real_array
 from .._validation import check_reading
 from ..motion import check_motion_size
 from ..errors import DataError
-from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, Trajectory, _coarse_time,
-                      _one_line)
+from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
+                      _coarse_time, _one_line)
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
 from ._names import _UNIT_HINT
@@ -668,19 +668,21 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 
 
-# Units an HDF5 dataset's ``units`` attribute may name that are not its field's SI unit (compared without case and
-# blanks): the values are never converted, and a CSV's column naming one is refused (``q1 [deg]``). Others (``rad``,
-# ``seconds``, a spelling not listed) are read as before: SI.
-_OTHER_UNITS = {
-    "t": {"ms", "msec", "millisecond", "milliseconds", "us", "µs", "μs", "usec", "microsecond", "microseconds", "ns",
-          "nsec", "nanosecond", "nanoseconds", "min", "minute", "minutes", "h", "hour", "hours"},
-    "q": {"mm", "cm", "mrad"},
-    "qd": {"rpm", "mm/s", "mms-1"},
-    "qdd": {"mm/s^2", "mm/s²", "mms-2"},
-    "tau": {"nmm", "n·mm", "n.mm", "n*mm", "mnm", "mn·m", "mn.m", "mn*m", "knm", "kn·m", "kn.m"},
-    "current": {"ma", "milliampere", "milliamperes", "milliamp", "milliamps"},
+# Spellings of each field's SI unit an HDF5 dataset's ``units`` attribute may give besides a CSV header's
+# (:data:`~._record.UNITS`), compared without case and blanks; any other text is refused, as a CSV column's unit is:
+# the values are never converted, and a list of units to refuse misses most of them (``counts``, ``rev/s``, ``N cm``,
+# ``%`` of a rated torque, ``milliseconds since 1970-01-01``). An empty text says nothing and is read as SI.
+_SPELLED_SI = {
+    "t": ("second", "seconds", "secs"),
+    "q": ("radian", "radians", "meter", "meters", "metre", "metres"),
+    "qd": ("rad/sec", "rad.s-1", "rads-1", "rad*s^-1", "radian/s", "radians/s", "radian/second", "radians/second",
+           "m/sec", "m.s-1", "ms-1", "meter/second", "meters/second", "metre/second", "metres/second"),
+    "qdd": ("rad/s2", "rad/sec^2", "rad/sec²", "rad.s-2", "rads-2", "rad*s^-2", "radians/s^2", "radians/second^2",
+            "m/s2", "m/sec^2", "m.s-2", "ms-2", "m*s^-2"),
+    "tau": ("newtonmeter", "newtonmeters", "newton-meter", "newton-meters", "newtonmetre", "newton-metre", "n-m",
+            "newton", "newtons"),
+    "current": ("amp", "amps", "ampere", "amperes"),
 }
-_ANGLE_FIELDS = ("q", "qd", "qdd")
 _UNIT_ATTRIBUTES = ("units", "unit", "Units", "Unit", "UNITS", "UNIT")
 
 
@@ -700,14 +702,13 @@ def _unit_attribute(dataset):
 
 def _refuse_other_unit(source, field, key, attribute):
     """DataError when an HDF5 dataset's unit ``attribute`` (``(name, text)`` or None) names another unit than the SI
-    one of its ``field`` (degrees, milliseconds, N·mm …, :data:`_OTHER_UNITS`): the values were read as SI without
-    a word (a ``q`` dataset marked ``units = "deg"`` read as radians)."""
+    one of its ``field`` (:data:`~._record.UNITS`, :data:`_SPELLED_SI`): the values were read as SI without a word
+    (a ``q`` dataset marked ``units = "deg"`` read as radians)."""
     if attribute is None:
         return
     name, text = attribute
     unit = "".join(text.split()).lower()
-    other = unit in _OTHER_UNITS[field] or (field in _ANGLE_FIELDS and ("deg" in unit or "°" in unit))
-    if other:
+    if unit and unit not in UNITS[field] and unit not in _SPELLED_SI[field]:
         raise DataError(f"{source}: field {field} (key {key}): attribute {name} = {shown(text)}: that unit "
                         f"is not accepted (the values are not converted); give {field} in {_UNIT_HINT[field]}")
 
