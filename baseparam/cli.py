@@ -1862,6 +1862,12 @@ def _controller_gains(paths, column_map, text, reading):
         # b: the samples both kept, matched by time (the rows of one count, taken in order, were apart by a sample
         # between the two damaged rows, and the gains fitted across them without a word)
         _, in_a, in_b = np.intersect1d(a.t, b.t, assume_unique=True, return_indices=True)    # times increase
+        # two reads of one log share their times but for the rows one of them skipped; a log whose commanded torque
+        # and current come on different clocks (two bag topics) shares few or none, and the gains would be fitted
+        # on what happens to coincide
+        if 2 * len(in_a) < min(len(a.t), len(b.t)):
+            _fail(f"{path}: --gains-from-targets: the torque's and the current's samples share {len(in_a)} of "
+                  f"{len(a.t)} and {len(b.t)} times: they are not read at the same times (two topics?)", 2)
         torque.append(a.tau[in_a])
         current.append(b.tau[in_b])
         velocity.append(qd[in_a])

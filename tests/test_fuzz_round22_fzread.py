@@ -203,3 +203,31 @@ def test_floating_parquet_naming_a_joint_at_another_place_is_refused(space, tmp_
     metadata[b"baseparam.floating"] = json.dumps({"joint_names": own[::-1], "contacts": []}).encode()
     pq.write_table(table.replace_schema_metadata(metadata), path)       # the robot's names reordered: by name
     assert np.array_equal(bp.read_trajectory(path, robot=robot).q[:, 7:], space.log.q[:, :6:-1])
+
+
+def test_gains_from_targets_refuses_torque_and_current_at_other_times(tmp_path, monkeypatch):
+    # paired by time, two reads whose times differ (commanded torque and current on two clocks) kept what happened to
+    # coincide: the gains fitted on a few samples, or on none, without a word
+    import dataclasses
+
+    import baseparam.identification.trajectory as trajectory
+    from baseparam.cli import _controller_gains
+    t = np.arange(300) * 0.01
+    q = np.column_stack([np.sin(t * (k + 1)) for k in range(3)])
+    qd = np.column_stack([(k + 1) * np.cos(t * (k + 1)) for k in range(3)])
+    torque = np.column_stack([5 * np.sin(3 * t + k) + 2 * np.cos(7 * t) for k in range(3)])
+    rows = [[repr(float(v)) for v in row] for row in np.column_stack([t, q, qd, torque, torque / 10])]
+    path = tmp_path / "log.csv"
+    path.write_text("t,q1,q2,q3,qd1,qd2,qd3,m1,m2,m3,c1,c2,c3\n" + "\n".join(map(",".join, rows)) + "\n",
+                    encoding="utf-8")
+    read = trajectory.read_trajectory
+
+    def current_later(source, columns, **options):     # the current's read on a clock 5 ms later
+        log = read(source, columns=columns, **options)
+        return dataclasses.replace(log, t=log.t + 0.005) if "current" in columns else log
+
+    monkeypatch.setattr(trajectory, "read_trajectory", current_later)
+    reading = {"skip_bad_rows": False, "topic": None, "clock": "header", "joints": None, "robot": None}
+    with pytest.raises(SystemExit) as stop:
+        _controller_gains([str(path)], None, "tau=7:10,current=10:13", reading)
+    assert stop.value.code == 2
