@@ -130,6 +130,8 @@ def sample_count(period, rate, name="rate", error=ArgumentError) -> int:
     if not (math.isfinite(count) and abs(count - round(count)) <= 1e-9 * max(1.0, count)):     # (round(inf) raises)
         raise error(f"{name}: period × rate = {period:g} s × {rate:g} Hz = {count:.6g} is not a whole number of "
                     "samples")
+    if round(count) < 1:    # T·rate ≤ 10⁻⁹ passes as whole (0): the samples would be t = 0 alone, no motion
+        raise error(f"{name}: period × rate = {period:g} s × {rate:g} Hz = {count:.6g}: not one sample after t = 0")
     return int(round(count))
 
 
