@@ -1,5 +1,6 @@
 """Fuzz round 22 (issue 28), the lead's own finds and last stop's leftovers done by the lead.
 
+- A base set of rank 0 named the range of its indices "from 0 to -1"; it has none.
 - A series sampled where T·rate ≤ 10⁻⁹ passed the whole-number check (round(T·rate) = 0, within 10⁻⁹) and gave
   the one sample t = 0: a motion of no motion, no word.
 """
@@ -16,3 +17,12 @@ def test_a_series_sampled_below_one_sample_per_period_is_refused(period, rate):
     with pytest.raises(bp.ArgumentError, match=r"rate: period × rate = .*: not one sample after t = 0"):
         series.times(rate)
     assert series.times(1.0 / period).size == 2        # one sample per period: both ends
+
+
+@pytest.mark.parametrize("r", [0, -1, 1])
+def test_an_index_into_a_base_set_of_rank_zero_says_there_is_none(r):
+    # the range of a rank-0 set read "from 0 to -1 (or 0 to -1 from the end)"
+    from baseparam.projection.report import base_index
+    with pytest.raises(bp.ArgumentError, match=r"r: this base set has no base parameter \(rank 0\)"):
+        base_index(r, 0)
+    assert base_index(r, 2) == r
