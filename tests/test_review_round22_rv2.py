@@ -32,3 +32,15 @@ def test_wide_refusal_on_the_command_line_is_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "no more joints can move" in result.output
     assert "--payload-joints" not in result.output
+
+
+# ExcitationDesign checks its fields' kinds at construction (a public dataclass), but not the new `refinement`: a
+# design with refinement='wide' was made, and its to_dict() then failed deep inside ('str' is not a mapping).
+def test_a_design_refuses_a_refinement_of_the_wrong_kind():
+    from dataclasses import replace
+
+    from baseparam.errors import ArgumentTypeError
+    design = design_excitation(bp.load_robot(RRR), limits=RRR_LIMITS, period=4.0, harmonics=2, rate=20.0, starts=1)
+    assert replace(design, refinement=None).to_dict() == design.to_dict()
+    with pytest.raises(ArgumentTypeError, match="ExcitationDesign.refinement"):
+        replace(design, refinement="wide")
