@@ -296,9 +296,12 @@ def check_wide(load, harmonics):
     """Refuse a wide design that cannot run: a payload with fewer than 10 identifiable parameters (the inertia
     about the centre needs all ten), or fewer harmonics than its start fills."""
     if not load.complete:
+        # every joint moving already (a planar arm, a SCARA): no payload_joints helps, so none is suggested
+        remedy = ("move more joints (payload_joints) or use" if len(load.moving) < len(load.pose) else
+                  "no more joints can move on this robot; use")
         raise ArgumentError(f"payload_design: 'wide' needs all 10 payload parameters identifiable (the inertia about "
                             f"the centre of mass); with joints {', '.join(map(str, load.moving))} moving "
-                            f"{load.rank} are: move more joints (payload_joints) or use payload_design='standard'")
+                            f"{load.rank} are: {remedy} payload_design='standard'")
     least = REPEAT * START_HARMONICS
     if harmonics < least:
         raise ArgumentError(f"harmonics: payload_design='wide' needs at least {least} ({START_HARMONICS} harmonics of "

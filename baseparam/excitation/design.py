@@ -171,7 +171,9 @@ class ExcitationDesign:
                                  "bounds": (dict, "a dict"), "search": (SearchSummary, "a SearchSummary"),
                                  "rate": (Real, "a number"), "condition_number": (Real, "a number"),
                                  "criterion_value": (Real, "a number"),
-                                 "payload": ((PayloadColumns, None), "the design's PayloadColumns or None")})
+                                 "payload": ((PayloadColumns, None), "the design's PayloadColumns or None"),
+                                 # its report reads the keys: a text there failed as '**' of a str in to_dict
+                                 "refinement": ((dict, None), "the wide design's refinement dict or None")})
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)
