@@ -65,3 +65,55 @@ def test_wrench_csv_cut_inside_its_last_value_is_said(tmp_path):
     from baseparam.identification._text import text_lines
     with pytest.warns(DataWarning, match=r"w.csv: line 3: the last line has no line end"):
         text_lines("fx,fy\n1.25,2.5\n1.5,2.12", "w.csv")
+
+
+def test_bag_topics_on_two_clocks_are_read_on_one(tmp_path):
+    """JointState with header stamps, motor currents as Float64MultiArray (no header: receive times) received 5 ms
+    after their samples: the currents, on the receive clock, were interpolated at the header stamps of the joint
+    states, 5 ms off, with only a note that the receive times were used. Now every topic is read on its receive
+    times (one clock), said in a note naming both topics."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from test_logs import NAMES, _message, _ns, _typestore
+
+    ts = _typestore()
+    F, L = ts.types["std_msgs/msg/Float64MultiArray"], ts.types["std_msgs/msg/MultiArrayLayout"]
+    t = 1.0 + np.arange(300) / 500.0
+    rng = np.random.default_rng(5)
+    q, tau = np.sin(np.outer(t, [1.0, 2.0, 3.0])), rng.normal(0, 5, (t.size, 3))
+    lag = 0.005
+    path = tmp_path / "bag"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        cur = writer.add_connection("/motor_currents", "std_msgs/msg/Float64MultiArray", typestore=ts)
+        for k in range(t.size):
+            recv = int(_ns(t[k] + lag))
+            writer.write(js, recv, ts.serialize_cdr(_message(ts, int(_ns(t[k])), NAMES, q[k], [], []),
+                                                    "sensor_msgs/msg/JointState"))
+            writer.write(cur, recv, ts.serialize_cdr(F(layout=L(dim=[], data_offset=0),
+                                                       data=np.ascontiguousarray(tau[k])),
+                                                     "std_msgs/msg/Float64MultiArray"))
+    traj = read_trajectory(path, joints=NAMES, columns={"current": "/motor_currents:data"}, gains=1.0)
+    assert np.allclose(traj.t, t + lag, rtol=0, atol=1e-9)
+    assert np.array_equal(traj.q, q) and np.array_equal(traj.tau, tau)      # each current with its own sample
+    note = next(n for n in traj.notes if "one clock" in n)
+    assert "/motor_currents" in note and "/joint_states" in note and "receive times" in note
+
+
+def test_floating_bag_wrench_without_stamps_is_read_on_one_clock(space, tmp_path):
+    """WrenchStamped with zero stamps fell back to receive times (4 ms late) while the joint states and the base kept
+    their header stamps: each wrench interpolated at the joint sample 4 ms before its own. Now all topics are read
+    on their receive times, with a note naming them and their clocks."""
+    import baseparam as bp
+    from conftest import ROOT
+    from test_floating_logs import rosbags_bag
+
+    robot, log = bp.load_robot(ROOT / "robots" / "space_robot.yaml"), space.log
+    a, b = np.arange(6.0), np.linspace(-1, 1, 6)
+    plates = {"/left/wrench": (log.t, a + np.outer(log.t, b))}
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, wrenches=plates, receive_lag=0.004)
+    traj = bp.read_trajectory(bag, robot=robot, contacts={"left": "/left/wrench"})
+    np.testing.assert_allclose(traj.t, log.t + 0.004, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(traj.q, log.q)
+    np.testing.assert_allclose(traj.wrenches[:, 0], a + np.outer(log.t, b), rtol=0, atol=1e-9)
+    note = next(n for n in traj.notes if "one clock" in n)
+    assert "/left/wrench without header stamps" in note and "/base" in note
