@@ -117,3 +117,35 @@ def test_floating_bag_wrench_without_stamps_is_read_on_one_clock(space, tmp_path
     np.testing.assert_allclose(traj.wrenches[:, 0], a + np.outer(log.t, b), rtol=0, atol=1e-9)
     note = next(n for n in traj.notes if "one clock" in n)
     assert "/left/wrench without header stamps" in note and "/base" in note
+
+
+def test_payload_wrench_of_a_log_read_with_a_delay_is_refused_saying_why(tmp_path):
+    """A log read with a delay loses samples at its ends, its wrench (read from the file) does not: log_wrench
+    returned the wrench whole and identify_payload said "expected shape (34, 6) … got (39, 6)" without the cause
+    (log_wrench checked the counts only when it dropped rows itself). Refused in one line naming the delay; the
+    delay-free read is fitted as before."""
+    import baseparam as bp
+    from baseparam.errors import DataError
+    from baseparam.identification.payload import identify_payload
+    from baseparam.identification.payload_wrench import log_wrench
+
+    from conftest import ROOT
+    robot = bp.load_robot(ROOT / "robots" / "ur10e.yaml")
+    t = np.arange(39) * 0.01
+    q = 0.3 * np.sin(np.outer(t, np.arange(1, 7)))
+    w = np.column_stack([np.full(39, 1.0), np.zeros(39), np.full(39, -19.6), np.zeros((39, 3))])
+    header = ",".join(["t"] + [f"q{j}" for j in range(1, 7)] + [f"tau{j}" for j in range(1, 7)]
+                      + ["fx", "fy", "fz", "mx", "my", "mz"])
+    path = tmp_path / "ft.csv"
+    np.savetxt(path, np.column_stack([t, q, np.zeros((39, 6)), w]), delimiter=",", header=header, comments="")
+    delayed = read_trajectory(path, delay=0.025)
+    assert delayed.n_samples < 39
+    hint = r"a delay \(read_trajectory's delay=\) drops samples at the log's ends, not from its wrench"
+    with pytest.raises(DataError, match=rf"ft.csv: wrench: 39 rows, but the trajectory has {delayed.n_samples} "
+                                        rf"samples; {hint}"):
+        log_wrench(path, "fx,fy,fz,mx,my,mz", delayed)
+    with pytest.raises(DataError, match=rf"expected shape \({delayed.n_samples}, 6\) \(one row per sample\), got "
+                                        rf"\(39, 6\); {hint}"):
+        identify_payload(robot, delayed, wrench=w)
+    log, wrench = log_wrench(path, "fx,fy,fz,mx,my,mz", read_trajectory(path))
+    assert np.array_equal(wrench, w) and log.n_samples == 39
