@@ -149,3 +149,32 @@ def test_payload_wrench_of_a_log_read_with_a_delay_is_refused_saying_why(tmp_pat
         identify_payload(robot, delayed, wrench=w)
     log, wrench = log_wrench(path, "fx,fy,fz,mx,my,mz", read_trajectory(path))
     assert np.array_equal(wrench, w) and log.n_samples == 39
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_lerobot_parquet_of_several_episodes_is_refused_naming_them(tmp_path, skip):
+    """LeRobot v3 writes many episodes to one file, times restarting at each: refused as "time goes backwards", or
+    with skip_bad_rows every episode after the first dropped as damaged rows, no message naming episodes. Refused in
+    one line naming the episode count and how to read one; a file of one episode reads as before."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from baseparam.errors import DataError
+
+    S = 30
+    t = np.tile(np.arange(S) * 0.01, 3)
+    q = np.sin(np.outer(t, [1.0, 2.0]) + np.repeat(np.arange(3), S)[:, None])
+    tau = np.cos(np.outer(t, [1.0, 3.0]))
+    episode = np.repeat([0, 1, 2], S)
+
+    def write(path, rows):
+        pq.write_table(pa.table({"timestamp": t[rows], "observation.state": list(q[rows]),
+                                 "observation.effort": list(tau[rows]), "episode_index": episode[rows]}), path)
+        return path
+
+    several = write(tmp_path / "all.parquet", slice(None))
+    with pytest.raises(DataError, match=r"all.parquet: column episode_index: 3 episodes \(0, 1, 2\) in one file, "
+                                        r"each with its own times; .*write each episode to its own file") as err:
+        read_trajectory(several, skip_bad_rows=skip)
+    assert "\n" not in str(err.value)
+    one = read_trajectory(write(tmp_path / "one.parquet", slice(S, 2 * S)), skip_bad_rows=skip)
+    assert np.array_equal(one.q, q[S:2 * S]) and np.array_equal(one.t, t[S:2 * S])
