@@ -50,10 +50,11 @@ def test_written_and_read_back_bit_for_bit(space, tmp_path, ext):
 
 
 def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap", wrenches=None, base_topic="/base",
-                wrench_frame="f"):
+                wrench_frame="f", receive_lag=None):
     """The space robot's log as a ROS 2 MCAP bag written by rosbags: JointState on /joint_states, the base on
     ``base_topic`` (Odometry, or PoseStamped), stamps rounded to the ns. ``damage``: the index of a base message cut
-    short; ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped."""
+    short; ``wrenches``: {topic: (times (M,), values (M, 6))} written as WrenchStamped; ``receive_lag``: every
+    message received that many seconds after its time, the WrenchStamped ones with header stamps zero."""
     from rosbags.typesys import Stores, get_typestore
     ros1 = storage == "ros1"
     ts = get_typestore(Stores.ROS1_NOETIC if ros1 else Stores.ROS2_HUMBLE)
@@ -82,7 +83,8 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
                       T["std_msgs/msg/Header"](stamp=stamp, frame_id="w"))
             msg = T["sensor_msgs/msg/JointState"](header=header, name=names, position=q[k, 7:].copy(),
                                                   velocity=qd[k, 6:].copy(), effort=np.zeros(0))
-            writer.write(js, ns, serialize(msg, "sensor_msgs/msg/JointState"))
+            received = ns if receive_lag is None else ns + int(round(receive_lag * 1e9))
+            writer.write(js, received, serialize(msg, "sensor_msgs/msg/JointState"))
             pose = T["geometry_msgs/msg/Pose"](position=vec("geometry_msgs/msg/Point", q[k, :3]),
                                                orientation=T["geometry_msgs/msg/Quaternion"](
                                                    x=q[k, 3], y=q[k, 4], z=q[k, 5], w=q[k, 6]))
@@ -96,12 +98,14 @@ def rosbags_bag(path, t, q, qd, *, pose_only=False, damage=None, storage="mcap",
                                    twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist,
                                                                                     covariance=np.zeros(36)))
             data = serialize(msg, base_type)
-            writer.write(base, ns, data[:40] if k == damage else data)
+            writer.write(base, received, data[:40] if k == damage else data)
         for topic, (times, values) in (wrenches or {}).items():
             conn = writer.add_connection(topic, "geometry_msgs/msg/WrenchStamped", typestore=ts)
             for tk, w in zip(times, values):
                 ns = int(round(tk * 1e9))
                 stamp = T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9)
+                if receive_lag is not None:
+                    ns, stamp = ns + int(round(receive_lag * 1e9)), T["builtin_interfaces/msg/Time"](sec=0, nanosec=0)
                 wrench = T["geometry_msgs/msg/Wrench"](force=vec("geometry_msgs/msg/Vector3", w[:3]),
                                                        torque=vec("geometry_msgs/msg/Vector3", w[3:]))
                 header = (T["std_msgs/msg/Header"](seq=0, stamp=stamp, frame_id=wrench_frame) if ros1 else

@@ -75,9 +75,10 @@ class _Stream:
 
 
 def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_rows=False, n_dof=None, joints=None,
-             clock="header", contents=None):
+             clock="header", contents=None, clocks=None):
     """Read a ROS bag into a :class:`Trajectory` (module docstring: what, how, damage); ``contents``: what
-    :func:`shown_contents` gave of it already (the floating-base reader's), not read again."""
+    :func:`shown_contents` gave of it already (the floating-base reader's), not read again; ``clocks``: a list that
+    receives the clock of the times read ('header' or 'receive', :func:`_one_clock`), for the floating-base reader."""
     check_option(clock, f"{source}: clock", CLOCKS, expected="'header' or 'receive'", error=DataError)
     fields = _field_map(columns, source)
     named = {f[0] for f in fields.values() if isinstance(f, tuple)}       # topics of TOPIC:FIELD entries
@@ -134,7 +135,10 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         s.names = tuple(names)
         # its messages out of the recorder's order refused here, or dropped among the damaged ones (listed below)
         streams.append(_with_clock(s, clock, source, notes, damaged if skip_bad_rows else None))
-    data, ids, base = _align(streams, names, fields, source, notes, clock, chosen)
+    receive = lambda s: _with_clock(s, "receive", source, notes, damaged if skip_bad_rows else None)  # noqa: E731
+    data, ids, base = _align(streams, names, fields, source, notes, clock, chosen, receive)
+    if clocks is not None:
+        clocks.append(base.clock)
     if "qdd" not in data and len(streams) == 1:
         qdd = attached(extra, f"baseparam{base.topic}/qdd", base.order, len(base.names), ids, notes, source)
         if qdd is not None:
@@ -466,6 +470,24 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     return _messages(stream, order, stamps=times[order], clock=clock)
 
 
+def _one_clock(used, receive, source, notes):
+    """{id(stream): the stream on the receive clock} for the header-stamped ones of the streams ``used`` when
+    others of them are on the receive clock (a topic without header stamps: Float64MultiArray currents, a publisher
+    that leaves them zero), with a note naming both; {} when all are on one clock. Header stamps and receive times
+    differ by the transport lag (ms, varying): values of one clock interpolated at times of the other were shifted
+    by it, a torque against the motion of another instant, with only a note that the unstamped topic's receive
+    times were used. All on the receive clock, the lag is common to the topics (the recorder's), as with
+    clock='receive'."""
+    if len({s.clock for s in used}) < 2:
+        return {}
+    stamped = [s for s in used if s.clock == "header"]
+    unstamped = sorted({s.topic for s in used if s.clock == "receive"})
+    notes.append(f"{source}: topics {', '.join(unstamped)} have no header stamps (receive times) and "
+                 f"{', '.join(sorted({s.topic for s in stamped}))} have: all are read on their receive times, one "
+                 "clock (header stamps and receive times differ by the transport lag)")
+    return {id(s): receive(s) for s in stamped}
+
+
 def _messages(stream, index, **changes):
     """The stream's messages at ``index`` (an order or a mask), each of its arrays taken alike, with ``changes``."""
     return replace(stream, **{"stamps": stream.stamps[index], "received": stream.received[index],
@@ -542,10 +564,11 @@ def _joint_names(streams, joints, n_dof, source, notes):
     return matched_joints(source, seen, joints, notes)
 
 
-def _align(streams, names, fields, source, notes, clock, chosen):
+def _align(streams, names, fields, source, notes, clock, chosen, receive):
     """Every field's (S, n) array at the times of the stream giving most positions; returns
     (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's JointState topics, of
-    whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's values of it."""
+    whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's values of it;
+    ``receive``: a stream put on the receive clock (:func:`_with_clock`), for :func:`_one_clock`."""
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
@@ -570,6 +593,12 @@ def _align(streams, names, fields, source, notes, clock, chosen):
         used[field] = (msg_field, sources)
     others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
     _refuse_two_sources(used, names, chosen, provides, source)
+    moved = _one_clock([base, *others.values()], receive, source, notes)
+    if moved:
+        base, streams = moved.get(id(base), base), [moved.get(id(s), s) for s in streams]
+        used = {f: (m, [moved.get(id(s), s) for s in srcs]) for f, (m, srcs) in used.items()}
+        others = {id(s): s for _, srcs in used.values() for s in srcs if s is not base}
+        clock = "receive"
     t = base.stamps
     ids = covered(t, [s.stamps for s in others.values()])
     tk = t[ids]

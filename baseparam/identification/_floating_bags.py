@@ -29,6 +29,7 @@ topic per contact, all put on the joint stream's clock.
 """
 from __future__ import annotations
 
+import dataclasses
 
 import numpy as np
 
@@ -190,7 +191,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
         raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")
-    return t, stream.arrays[""], stream.order
+    return t, stream.arrays[""], stream.order, stream.clock
 
 
 def _at(t, ts, values, quat=None):
@@ -229,6 +230,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     from ..dynamics.floating import rotation_matrices
     from ..model.robot import joint_names
 
+    asked = (base_topic, joints, imu_frame)          # as given: a read again on the receive clock starts afresh
     pairs = contact_topics(contacts)
     if joints is None:
         joints = joint_names(robot.joints)
@@ -240,7 +242,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     raw, extra, problem, _ = contents
     if problem:
         raise DataError(f"{source}: {problem}")
-    js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents)
+    js_clock = []
+    js = read_bag(path, source, topic=topic, n_dof=robot.n_dof, joints=joints, clock=clock, contents=contents,
+                  clocks=js_clock)
     # the topics asked for, found among them by the same names
     base_topic = None if base_topic is None else printable(base_topic)
     pairs = [(name, printable(tp)) for name, tp in pairs]
@@ -274,13 +278,27 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if imu and imu_frame is not None:
         mounting = imu_mounting(robot, imu_frame)     # a bad link refused before the messages are read
     frames = [] if imu else None
-    tb, base, border = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes, frames=frames)
+    tb, base, border, base_clock = _stream(base_topic, raw[base_topic], source, clock, extra, kind, notes,
+                                           frames=frames)
     if imu and imu_frame is None:
         imu_frame, mounting = _imu_link(source, base_topic, robot, frames, notes)
     wrench_streams = [_stream(tp, raw[tp], source, clock, extra, "wrench", notes, base_topic if imu else None,
                               robot) for _, tp in pairs]
+    on = {}
+    for name, stream_clock in [("the joint states", js_clock[0]), (base_topic, base_clock),
+                               *((tp, stream[3]) for (_, tp), stream in zip(pairs, wrench_streams))]:
+        on.setdefault(stream_clock, []).append(name)
+    if len(on) > 1:
+        # header stamps and receive times differ by the transport lag: a wrench of one clock interpolated at joint
+        # samples of the other was another instant's, with a note only; read again, all on the receive clock
+        mixed = read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=asked[0], clock="receive",
+                                  joints=asked[1], imu_frame=asked[2])
+        note = (f"{source}: {', '.join(on['receive'])} without header stamps (receive times), "
+                f"{', '.join(on['header'])} with: all are read on their receive times, one clock (header stamps "
+                "and receive times differ by the transport lag)")
+        return dataclasses.replace(mixed, notes=(*mixed.notes, note))
     t = js.t
-    ids = covered(t, [tb] + [ts for ts, _, _ in wrench_streams])
+    ids = covered(t, [tb] + [ts for ts, _, _, _ in wrench_streams])
     if ids.size < t.size:
         notes.append(f"{source}: {counted(t.size - ids.size, 'samples')} outside the span the base and contact "
                      "topics cover dropped")
@@ -315,7 +333,7 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     # τ: the base wrench (zero when not attached) and the joint stream's efforts
     tau = None if js.tau is None else np.hstack([np.zeros((tk.size, 6)) if base_tau is None else base_tau,
                                                  js.tau[ids]])
-    wrenches = [_at(tk, ts, values) for ts, values, _ in wrench_streams]
+    wrenches = [_at(tk, ts, values) for ts, values, _, _ in wrench_streams]
     if any(matched is None for _, matched in wrenches):
         notes.append(f"{source}: contact wrench topics linearly interpolated at the times of the joint states")
     wrenches = np.stack([values for values, _ in wrenches], axis=1) if pairs else None

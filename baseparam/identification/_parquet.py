@@ -86,6 +86,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     refuse_repeated_columns(schema, source)
     lists = [f.name for f in schema if list_type(pa, f.type)]
     bound_values(chunks, source, None, MAX_VALUES * 4)
+    refuse_several_episodes(parquet, schema, source)
     if not lists:
         from ._frames import from_dataframe
         if joints is not None:
@@ -167,6 +168,30 @@ def refuse_repeated_columns(schema, source):
     if twice:
         raise DataError(f"{source}: column {shown(printable(twice[0]))} appears {counts[twice[0]]} times; "
                         "give each column one name")
+
+
+EPISODE_COLUMN = "episode_index"       # LeRobot's: the episode of each row (v3 files hold several)
+
+
+def refuse_several_episodes(parquet, schema, source):
+    """DataError when the file's ``episode_index`` column (LeRobot v3, which writes many episodes to one file) holds
+    more than one episode: their times start again at each, and the log was refused as "time goes backwards", or with
+    skip_bad_rows every episode after the first dropped as damaged rows, no message naming episodes. One motion is
+    read per log: the message names the episodes and how to write each to its own file."""
+    if EPISODE_COLUMN not in schema.names:
+        return
+    _, _, pc = pyarrow_modules()
+    column = _read_table(parquet, source, [EPISODE_COLUMN]).column(EPISODE_COLUMN)
+    try:
+        episodes = pc.unique(column.drop_null()).to_pylist()
+    except Exception as exc:             # a column of a type without equality (a list, a map)
+        raise DataError(f"{source}: column {EPISODE_COLUMN}: {_one_line(exc)}") from None
+    if len(episodes) < 2:
+        return
+    listed = ", ".join(map(shown, episodes[:5])) + (", …" if len(episodes) > 5 else "")
+    raise DataError(f"{source}: column {EPISODE_COLUMN}: {len(episodes)} episodes ({listed}) in one file, each with "
+                    f"its own times; a log is one motion: write each episode to its own file (the rows where "
+                    f"{EPISODE_COLUMN} == {shown(episodes[0])}, …) and give those")
 
 
 def _read_table(parquet, source, columns=None):

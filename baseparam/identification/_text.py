@@ -8,7 +8,8 @@ import numpy as np
 
 from .._checks import shown
 from .._numbers import plain_float
-from ..errors import DataError
+from .._warnings import warn
+from ..errors import DataError, DataWarning
 from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _check_overlap, _name_field, _named_columns, _refuse_out_of_range
@@ -232,7 +233,35 @@ def text_lines(text, source):
         data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
     if not data_idx:
         raise DataError(f"{source}: empty file (no data lines)")
+    if not ends_with_newline and data_idx[-1] == len(lines) - 1 and not _whole_fixed_decimals(lines, data_idx):
+        warn(f"{source}: line {len(lines)}: the last line has no line end: a log cut off mid-write? its values are "
+             "read as they stand", DataWarning)
     return lines, ends_with_newline, data_idx
+
+
+# The last value of a line (after the last delimiter, blanks around it dropped) when written with a decimal point and
+# no exponent: its digits after the point, as a fixed format ('%.4f') writes the same number of them on every line.
+_LAST_FIXED_VALUE = re.compile(r"(?:^|[,;\s])[+-]?\d*\.(\d+)[,;\s]*$")
+_FIXED_LINES_COMPARED = 1000
+
+
+def _whole_fixed_decimals(lines, data_idx):
+    """Whether the last data line, which has no line end, is shown whole by its format: its last value and that of
+    each of the data lines before it (up to 1000, the first, perhaps a header, left out) have the same number of
+    digits after the decimal point. A log killed mid-write is cut anywhere in its last line: inside its last value
+    the line keeps its field count and a shortened number ('0.12' of '0.1234', '-0' of '-0.0231') reads as a valid,
+    wrong sample. A fixed format loses digits, or its point, in any such cut; a free one ('%g', repr) tells nothing,
+    so the line is then read with a warning (text_lines)."""
+    before = data_idx[max(1, len(data_idx) - 1 - _FIXED_LINES_COMPARED):-1]
+    if not before:
+        return False
+    decimals = {_fixed_decimals(lines[i]) for i in (*before, data_idx[-1])}
+    return len(decimals) == 1 and None not in decimals
+
+
+def _fixed_decimals(line):
+    found = _LAST_FIXED_VALUE.search(line)
+    return None if found is None else len(found.group(1))
 
 
 def decoded(raw, source=None):

@@ -156,11 +156,11 @@ def log_wrench(path, names, log, skip_bad_rows=False):
     from .._validation import check_instance
     check_instance(log, "log", Trajectory, "a baseparam.Trajectory")
     values, dropped = _read_wrench(path, names, log.skipped, log.skipped_unit, skip_bad_rows=skip_bad_rows)
-    if not dropped:
-        return log, values
     if len(values) + len(dropped) != log.n_samples:        # no row of the wrench's to drop from the trajectory
         raise DataError(f"{log.source}: wrench: {len(values) + len(dropped)} rows, but the trajectory has "
-                        f"{log.n_samples} samples")
+                        f"{log.n_samples} samples{_fewer_samples_hint(log.n_samples, len(values) + len(dropped))}")
+    if not dropped:
+        return log, values
     keep = np.ones(log.n_samples, bool)
     keep[[k for k, _ in dropped]] = False
     if keep.sum() < MIN_SAMPLES:        # as the reader says it of damaged joint values (the Trajectory's own check
@@ -292,6 +292,17 @@ def _npz_wrench(text, label, key):
         return numeric_member(archive, members[key], f"{label}: wrench: key {shown(key)}")[0]
 
 
+def _fewer_samples_hint(samples, rows):
+    """Why a trajectory may have fewer samples than its log's wrench rows: an effort delay (read_trajectory's
+    ``delay``, :func:`~baseparam.identification.delay.apply_delay`) drops samples at the ends of the motion, which
+    the wrench, read from the file, keeps; which ones is not recorded. The wrench fit uses no effort: the log is to
+    be read without it (the command line refuses --delay with --wrench)."""
+    if rows <= samples:
+        return ""
+    return ("; a delay (read_trajectory's delay=) drops samples at the log's ends, not from its wrench: the wrench "
+            "fit uses no effort, read the log without a delay")
+
+
 def _text_rows(text, label, drop):
     """The CSV rows of a wrench log's ``text`` and the line of each, its lines split, numbered and skipped (blank,
     ``#`` comments, the line numbers ``drop``) as the trajectory reader does (:func:`._text.text_lines`): csv's own
@@ -355,7 +366,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
             w = real_array(f"wrench[{k}]", w, DataError)
             if w.shape != (item.n_samples, 6):
                 raise DataError(f"{item.source}: wrench: expected shape ({item.n_samples}, 6) (one row per sample), "
-                                f"got {w.shape}")
+                                f"got {w.shape}{_fewer_samples_hint(item.n_samples, len(w) if w.ndim else 0)}")
             check_joints(item, robot)            # a log of another robot said as such first
             _checked_wrench_values(w, item.source, np.arange(len(w)), "row", skip_bad_rows=False)
             if bias and not (w - w[:1]).any():
