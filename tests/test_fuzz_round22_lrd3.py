@@ -11,3 +11,35 @@ def test_check_number_names_an_int_too_large_for_a_double(value):
         check_number(value, "x", low=0)
     assert "\n" not in str(info.value)
     assert check_number(10 ** 400, "n", integer=True, low=0) == 10 ** 400     # a whole number needs no double
+
+
+def test_urdf_write_back_leaves_no_second_dynamics(tmp_path):
+    """A joint with two <dynamics> elements: the write-back set the fitted friction into the first only, so a reader
+    taking the other (the last, as some do) read the stale values. The later ones are now replaced by a comment, as a
+    link's second <inertial> is: the written file read back has one <dynamics> per joint, the fitted one."""
+    import warnings
+    import xml.etree.ElementTree as ET
+
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.model.urdf_update import updated_urdf
+    from test_urdf_update import EXPORTED, stripped
+
+    text = EXPORTED.replace('<dynamics damping="0.1"/>',
+                            '<dynamics damping="0.1"/>\n    <dynamics damping="0.9" friction="0.7"/>', 1)
+    assert text != EXPORTED
+    source = tmp_path / "two_dynamics.urdf"
+    source.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.load_robot(source, tip="tool", exact_angles=False)
+    bodies = [(j.inertia.mass, np.asarray(j.inertia.com), np.asarray(j.inertia.inertia)) for j in robot.joints]
+    friction = [(0.25, 0.5)] + [None] * (len(bodies) - 1)
+    written = updated_urdf(robot, bodies, friction=friction)
+    assert stripped(written) == stripped(text)
+    path = tmp_path / "written.urdf"
+    path.write_text(written)
+    dynamics = ET.parse(path).getroot().findall("joint[@name='spin']/dynamics")
+    assert [d.attrib for d in dynamics] == [{"damping": "0.25", "friction": "0.5"}]
+    assert "a second dynamics of this joint" in written
