@@ -43,3 +43,33 @@ def test_urdf_write_back_leaves_no_second_dynamics(tmp_path):
     dynamics = ET.parse(path).getroot().findall("joint[@name='spin']/dynamics")
     assert [d.attrib for d in dynamics] == [{"damping": "0.25", "friction": "0.5"}]
     assert "a second dynamics of this joint" in written
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_parquet_write_failing_midway_leaves_the_old_file(tmp_path, monkeypatch, floating):
+    """Both Parquet writers (fixed- and floating-base) go through _log_files._write_parquet, which writes to a
+    temporary name then renames: a write failing midway leaves an existing file as it was, and no stray file."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    import baseparam as bp
+    from baseparam.identification import floating_logs, writers
+
+    path = tmp_path / "log.parquet"
+    path.write_bytes(b"the old file")
+
+    def half_then_fail(table, where, **_):
+        with open(where, "wb") as stream:
+            stream.write(b"PAR1 half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", half_then_fail)
+    t = np.linspace(0.0, 1.9, 20)
+    traj = bp.Trajectory(t=t, q=np.zeros((20, 2)), tau=np.zeros((20, 2)))
+    with pytest.raises(bp.errors.StorageError, match="No space left on device"):
+        if floating:
+            floating_logs._write_floating_parquet(traj, path, ["a", "b"])
+        else:
+            writers._parquet(traj, path, ["a", "b"], "/joint_states")
+    assert path.read_bytes() == b"the old file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.parquet"]
