@@ -102,8 +102,12 @@ def check_number(value, name: str, *, low=None, high=None, strict=False, integer
         # a float16 or float32 beyond a bound by its rounding shows as the bound ("got np.float16(0.01)" after "from 0
         # to 0.01"): the number compared is said too
         rounded = real and not integer and isinstance(value, np.floating) and str(value) != repr(number)
+        # an int beyond the double range is a whole number but no finite double: "expected a number ≥ 0, got 10…0"
+        # did not say what was wrong with it
+        huge = not integer and not real and is_whole(value)
         raise error(f"{name}: expected {expected}, got {shown(value)}"
                     + (f" ({number!r} in double precision)" if rounded else "")
+                    + (" (too large for a double: not a finite number)" if huge else "")
                     + (f" (a {type(value).__name__}: give {'an int' if integer else 'an int or a float'})"
                        if other else ""))
     return number

@@ -9,7 +9,8 @@ concerned, and of the ``<dynamics>`` elements of the moving joints, are replaced
 missing); every other byte (names, meshes, materials, limits, joint types, mimic and fixed joints,
 comments, vendor tags, indentation, line ends) stays as written. A link with a second ``<inertial>``
 (which URDF readers, urdfdom's and this package's, leave unread: they take the first) has it removed where its
-first is rewritten or removed, so that no reader takes it for the link's body.
+first is rewritten or removed, so that no reader takes it for the link's body; a joint's second ``<dynamics>`` is
+removed where its first is rewritten.
 
 **Links merged into one body.** The data identify only the body as a whole. When the identified
 body less the CAD inertials of the links fixed to the child link is itself a physical body (its
@@ -258,7 +259,12 @@ def updated_urdf(robot, bodies, *, friction=None, comments=None) -> str:
                 span = spans[("link", link)]
                 edits += [(start, end, removed) for start, end in [span["child"], *span["others"]]]
         if friction is not None and friction[k] is not None and any(v is not None for v in friction[k]):
-            edits.append(_dynamics_edit(data, spans[("joint", joint_name)], friction[k]))
+            joint = spans[("joint", joint_name)]
+            edits.append(_dynamics_edit(data, joint, friction[k]))
+            # likewise a second <dynamics>: once the first holds the fit, a reader taking the other read stale values
+            unread = _comment("baseparam: a second dynamics of this joint, which URDF readers leave unread (they "
+                              "read the first), removed").encode()
+            edits += [(start, end, unread) for start, end in joint["others"]]
     out = data
     for start, end, text in sorted(edits, key=lambda e: e[0], reverse=True):
         out = out[:start] + text + out[end:]
