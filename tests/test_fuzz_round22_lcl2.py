@@ -1,22 +1,9 @@
 """Round 22 (lcl2): command-line messages in the user's words (issue 28), each fixed at its root."""
 
 import pytest
-from click.testing import CliRunner
-
-from baseparam.cli import main
-from conftest import ROOT, one_line
-
-PLANAR = ROOT / "robots" / "planar_rrr.yaml"
-
-
-def _run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def _empty_log(tmp_path):
-    log = tmp_path / "log.csv"
-    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
-    return log
+# the command-line runner and the empty log of the round's other CLI file
+from test_fuzz_round22_lcli import PLANAR, _empty_log, _run
+from conftest import one_line
 
 
 def test_an_inproc_scheduler_address_says_which_addresses_are_read(tmp_path):
