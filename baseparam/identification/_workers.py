@@ -192,7 +192,11 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
                 if scheduler != "local":
                     _handshake_within(address, connect_timeout, REMOTE_TIMEOUT)
                 client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
-        except (OSError, ValueError) as exc:          # ValueError: an address Dask cannot parse ('x', no port)
+        except ValueError as exc:                     # an address Dask cannot parse ('x', no port; 'inproc://x')
+            if not isinstance(exc, UnpackException):
+                raise _unreadable_address(scheduler, exc) from None
+            client = _not_dask(scheduler, exc)
+        except OSError as exc:
             if not isinstance(exc, UnpackException):
                 raise SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} "
                                     f"({_why(exc, connect_timeout)})") from None
@@ -320,6 +324,16 @@ def _handshake_within(address, connect_seconds, seconds):
 def _not_dask(scheduler, exc):
     return SettingsError(f"scheduler: {shown(scheduler)} did not answer as a Dask scheduler ({_why(exc)}); give the "
                          "address of one (tcp://HOST:8786), or 'local'")
+
+
+def _unreadable_address(scheduler, exc):
+    """The refusal of an address Dask cannot parse, saying which ones it reads. Dask's inproc parser unpacked
+    'inproc://x' into its three parts and said Python's "not enough values to unpack (expected 3, got 1)"."""
+    why = _why(exc)
+    if scheduler.lower().startswith("inproc://"):
+        why = "an in-process address is inproc://HOST/PID/N, of a scheduler started in this process"
+    return SettingsError(f"scheduler: cannot reach the Dask scheduler at {shown(scheduler)} ({why}); its address "
+                         "is tcp://HOST:PORT, or 'local'")
 
 
 def _why(exc, connect_timeout=CONNECT_TIMEOUT):

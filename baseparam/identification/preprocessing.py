@@ -211,6 +211,19 @@ def _resample(t, arrays, h):
     return grid, [None if a is None else interp_columns(grid, t, a) for a in arrays]
 
 
+def _too_coarse(src, step, longest, h_median):
+    """The refusal of a resampling step that leaves every segment too short: `--resample 1e9` was refused in the
+    cut-off's words ("no segment long enough … (--cutoff = 5.0)"), the step being the cause."""
+    duration, samples = longest
+    bound = duration / (MIN_SEGMENT - 1)
+    shown = float(f"{bound:.4g}")
+    if shown > bound:                    # rounded up, the step said would leave one sample too few
+        shown = float(f"{bound * (1 - 1e-3):.4g}")
+    return DataError(f"{src}: resample: a step of {step:.4g} s leaves {samples} sample{'s' * (samples != 1)} of a "
+                     f"{duration:.4g} s segment; a segment needs at least {MIN_SEGMENT}: give a step of at most "
+                     f"{shown:g} s (the logged one is {h_median:.4g} s)")
+
+
 def _lowpass(arrays, cutoff, order, h):
     """Zero-phase Butterworth low-pass of each (S, n) array along time (None entries pass)."""
     from .._processes import import_held
@@ -301,6 +314,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
     _check_velocity_units(trajectory, spans)
     derived = [name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None]
     pieces, short, filtered = [], 0, None
+    thinned = []        # (duration, samples on the grid) of segments long enough as logged, too short resampled
     for k, sl in enumerate(spans):
         t = trajectory.t[sl]
         arrays = [None if a is None else a[sl] for a in (trajectory.q, trajectory.tau, trajectory.qd, trajectory.qdd)]
@@ -310,7 +324,10 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
             if (t[-1] - t[0]) / h > GRID_FACTOR * len(t) + 1000:
                 raise DataError(f"{src}: resample: a step of {h:.4g} s would make {(t[-1] - t[0]) / h:.3g} samples "
                                 f"of {len(t)} logged; give a step near the logged one ({h_median:.4g} s)")
+            logged = len(t)
             t, arrays = _resample(t, arrays, h)
+            if logged >= MIN_SEGMENT > len(t):
+                thinned.append((float(trajectory.t[sl][-1] - trajectory.t[sl][0]), len(t)))
         elif settings.cutoff_hz is not None and len(t) > 2 and np.ptp(np.diff(t)) > 0.01 * h:
             raise DataError(f"{src}: field t: time steps vary from {np.diff(t).min():.4g} to {np.diff(t).max():.4g} s; "
                             "a digital filter needs uniform samples: resample (the default), or do not filter")
@@ -348,6 +365,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing()) -> Process
         ends = np.zeros(len(t), bool)
         ends[:edge] = ends[len(t) - edge:] = True
         pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
+    if not pieces and thinned and settings.resample is not True:
+        raise _too_coarse(src, float(settings.resample), max(thinned), h_median)
     if not pieces:
         raise DataError(f"{src}: no segment long enough to filter and differentiate between time gaps "
                         f"(gap = more than {settings.max_gap:g} × the median step {h_median:.4g} s; a segment needs "
