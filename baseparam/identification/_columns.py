@@ -96,6 +96,10 @@ def _normalize_entry(source, field, value):
         if value.stop is None:
             raise DataError(f"{where}: a slice needs an end (e.g. 1:7)")
         value = range(value.start or 0, value.stop, value.step or 1)
+        if len(value) == 0:                     # said in the map's own words, not as Python's range(8, 1)
+            step = f":{value.step}" if value.step != 1 else ""
+            raise DataError(f"{where}: {value.start}:{value.stop}{step} holds no column (start:end, the end left out, "
+                            "as 1:7 is columns 1 to 6)")
         if len(value) > MAX_COLUMNS:            # refused before a list of that length is built
             raise DataError(f"{where}: {len(value)} columns; a table has at most {MAX_COLUMNS}")
     elif isinstance(value, (int, np.integer, str)) and not isinstance(value, bool):
