@@ -233,7 +233,9 @@ def text_lines(text, source):
         data_idx = [i for i in data_idx if "#" not in lines[i] or not _is_comment(lines[i])]
     if not data_idx:
         raise DataError(f"{source}: empty file (no data lines)")
-    if not ends_with_newline and data_idx[-1] == len(lines) - 1 and not _whole_fixed_decimals(lines, data_idx):
+    # one line alone is a header (refused after this as no data) or a log of one sample (too short for any use)
+    if (not ends_with_newline and len(data_idx) > 1 and data_idx[-1] == len(lines) - 1
+            and not _whole_fixed_decimals(lines, data_idx)):
         warn(f"{source}: line {len(lines)}: the last line has no line end: a log cut off mid-write? its values are "
              "read as they stand", DataWarning)
     return lines, ends_with_newline, data_idx
