@@ -19,6 +19,7 @@ covariance. The standard deviations of mass, centre of mass and inertia about it
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from numbers import Integral, Real
 from typing import Optional
 
@@ -48,6 +49,36 @@ MASS_FLOOR = 1e-3
 __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_physical", "same_arm"]
 
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
+
+
+def _principal_axes_nearest(inertia):
+    """The principal moments and axes of a 3×3 inertia, the axes ordered and signed to lie nearest the flange frame.
+
+    Any of the 24 proper orderings and signs of the eigenvectors describes the tensor; the one of the largest trace
+    (the smallest rotation, at most 63° for any tensor) is what a user reads (A = B = C = 0 for a tool whose axes are
+    the flange's) and keeps KUKA's B away from ±90°, where A and C cannot be told apart: eigh's ascending order put a
+    rod along the flange's z axis at B = −90° and its A, C read back as 0, another tensor.
+
+    Parameters
+    ----------
+    inertia : ndarray, shape (3, 3)
+        Symmetric.
+
+    Returns
+    -------
+    moments : ndarray, shape (3,)
+        About the columns of ``axes``.
+    axes : ndarray, shape (3, 3)
+        A rotation matrix (det +1) whose columns are the principal axes in the flange frame.
+    """
+    moments, vectors = np.linalg.eigh(inertia)
+    best = None
+    for order in itertools.permutations(range(3)):
+        for signs in itertools.product((1.0, -1.0), repeat=3):
+            axes = vectors[:, order] * signs
+            if np.linalg.det(axes) > 0 and (best is None or np.trace(axes) > np.trace(best[1]) + 1e-12):
+                best = (moments[list(order)], axes)
+    return best
 
 
 @dataclasses.dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
@@ -222,10 +253,8 @@ class PayloadResult:
                     "inertia": [float(I[i, j]) for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]}
         if vendor == "franka":
             return {"m_load": self.mass, "F_x_Cload": self.com.tolist(), "I_load": I.ravel(order="F").tolist()}
-        J, R = np.linalg.eigh(I)
-        if np.linalg.det(R) < 0:
-            R[:, 2] = -R[:, 2]
-        # R = Rz(A) Ry(B) Rx(C): the principal axes in the flange frame
+        J, R = _principal_axes_nearest(I)
+        # R = Rz(A) Ry(B) Rx(C): the principal axes in the flange frame, |B| ≤ 63° (no gimbal lock: see above)
         B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
         A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
         return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
