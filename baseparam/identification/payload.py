@@ -52,12 +52,12 @@ MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position differenc
 
 
 def _principal_axes_nearest(inertia):
-    """The principal moments and axes of a 3×3 inertia, the axes ordered and signed to lie nearest the flange frame.
+    """The principal moments and axes of a 3×3 inertia, the axes ordered and signed to lie nearest the link frame.
 
     Any of the 24 proper orderings and signs of the eigenvectors describes the tensor; the one of the largest trace
     (the smallest rotation, at most 63° for any tensor) is what a user reads (A = B = C = 0 for a tool whose axes are
-    the flange's) and keeps KUKA's B away from ±90°, where A and C cannot be told apart: eigh's ascending order put a
-    rod along the flange's z axis at B = −90° and its A, C read back as 0, another tensor.
+    the link's) and keeps KUKA's B away from ±90°, where A and C cannot be told apart: eigh's ascending order put a
+    rod along the link's z axis at B = −90° and its A, C read back as 0, another tensor.
 
     Parameters
     ----------
@@ -69,7 +69,7 @@ def _principal_axes_nearest(inertia):
     moments : ndarray, shape (3,)
         About the columns of ``axes``.
     axes : ndarray, shape (3, 3)
-        A rotation matrix (det +1) whose columns are the principal axes in the flange frame.
+        A rotation matrix (det +1) whose columns are the principal axes in the link frame.
     """
     moments, vectors = np.linalg.eigh(inertia)
     best = None
@@ -254,7 +254,7 @@ class PayloadResult:
         if vendor == "franka":
             return {"m_load": self.mass, "F_x_Cload": self.com.tolist(), "I_load": I.ravel(order="F").tolist()}
         J, R = _principal_axes_nearest(I)
-        # R = Rz(A) Ry(B) Rx(C): the principal axes in the flange frame, |B| ≤ 63° (no gimbal lock: see above)
+        # R = Rz(A) Ry(B) Rx(C): the principal axes in the link frame, |B| ≤ 63° (no gimbal lock: see above)
         B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
         A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
         return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
