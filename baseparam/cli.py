@@ -186,7 +186,7 @@ _NAMED = ("root tip exact_angles angle_tolerance friction rotor_inertia friction
           "base_topic imu_frame connect_timeout "
           "period harmonics rate limits criterion torque_limits starts workers time_budget seed "        # excite
           "payload_joints pose noise payload_design "
-          "still_tolerance still_duration wrench sensor wrench_bias unloaded "                           # payload
+          "still_tolerance still_duration wrench sensor wrench_bias unloaded flange "                    # payload
           "lang what prefix checked max_terms")                                           # export, equations
 _SWITCHES = ("friction", "rotor_inertia", "floating", "skip_bad_rows", "torque_limits", "payload", "wrench_bias")
 FLAGS = {
@@ -1444,6 +1444,18 @@ def _delay(text):
                    "'auto' or a number of seconds")
 
 
+def _looks_numeric(text):
+    """Whether an option taking a name or numbers (``--flange tool0`` or ``--flange 0,0,0.1,0,0,0``) was given
+    numbers: a comma, or its text a number."""
+    if "," in text or ";" in text:
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _numbers(text, flag):
     """``1,2.5,…`` as floats (one line naming the option when malformed); the library checks the values. An empty
     entry is malformed: dropped, it moved the values after it to the joints before them (``--pose 0,,1,…``). A
@@ -1688,6 +1700,11 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
                    "<origin>); default: the last link's frame.")
 @click.option("--wrench-bias", is_flag=True,
               help="With --wrench: also fit a constant offset of each of the six values per log (the sensor's zero).")
+@click.option("--flange", metavar="LINK|X,Y,Z,R,P,Y",
+              help="The controller's flange frame for the JSON's vendor formats (UR, KUKA, Franka): a link of a URDF "
+                   "ROBOT_FILE fixed to the last link (tool0, panda_link8), or x y z (m) and roll pitch yaw (rad, as "
+                   "URDF's <origin>) in the last link's frame; default: the last link's frame. The payload's own "
+                   "mass, com and inertia stay in the last link's frame.")
 @click.option("--gains-from-targets", "gains_from_targets", metavar="tau=COLS,current=COLS",
               help="Instead of --gains: the controller's own torque constants, fitted per joint from each log's "
                    "commanded torque and commanded current columns (UR RTDE: target_moment, target_current), "
@@ -1695,21 +1712,21 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @_trajectory_options
 @_robot_options
 def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, static, still_tolerance, still_duration,
-            suggest, pose, wrench_columns, sensor, wrench_bias, gains_from_targets, columns, topic, clock, delay, gains,
-            skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
+            suggest, pose, wrench_columns, sensor, wrench_bias, flange, gains_from_targets, columns, topic, clock,
+            delay, gains, skip_bad_rows, cutoff, filter_order, rest_velocity, resample, load):
     """Identify the payload on the last link of ROBOT_FILE from the LOADED logs: its mass, centre of mass and
     inertia about it, in the frame of the link the last joint moves.
 
     LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
-    from .identification.payload import identify_payload, same_arm
+    from .identification.payload import flange_placement, identify_payload, same_arm
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
     from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
     _refuse_given(_DRIVE_TERMS, "payload predicts the robot's torques from its bodies alone (no drive terms)")
     if suggest is not None:
         _refuse_given({"unloaded", "model_file", "robot_out", "static", "still_tolerance", "still_duration",
-                       "wrench_columns", "sensor", "wrench_bias", "columns", "topic", "clock", "delay",
+                       "wrench_columns", "sensor", "wrench_bias", "flange", "columns", "topic", "clock", "delay",
                        "gains_from_targets", "gains", "skip_bad_rows", "cutoff", "filter_order", "rest_velocity",
                        "resample"},
                       "--suggest-poses proposes poses for a later run and reads no log nor writes a robot")
@@ -1769,6 +1786,9 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         require_fixed_base(robot, "payload identification")
         if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)
             same_arm(described, robot, "--model", robot_file, model_file)
+        # a link name, or six numbers; checked before a log is read, not after the fit
+        flange = flange if flange is None or not _looks_numeric(flange) else _numbers(flange, "--flange")
+        flange_placement(described, flange)
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)
         reading = {"skip_bad_rows": skip_bad_rows, "topic": topic, "clock": clock,
@@ -1812,7 +1832,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         if robot_out is not None and result._unattachable() is not None:     # before the outputs: none is written
             _fail(f"{printable(loaded[0])}{' …' if len(loaded) > 1 else ''}: --robot-out: no robot written (payload: "
                   f"{result._unattachable()})", 2)
-        doc = result.to_dict()
+        doc = result.to_dict(flange)
         summary = result.summary()
         if found is not None:
             doc["controller_gains"] = {"gains": found.gains.tolist(), "rmse": found.rmse.tolist()}

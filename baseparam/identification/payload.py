@@ -25,7 +25,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._checks import counted, is_file_name
+from .._checks import counted, is_file_name, shown
 from .._warnings import warn
 from .._validation import (check_field_kinds, check_field_shapes, check_finite_fields, check_instance, check_option,
                            check_samples, float_fields)
@@ -36,10 +36,12 @@ from ..model.parameters import ColumnLayout, body_parameters, described_paramete
 from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
+from ._columns import shown_names
 from ._inputs import _as_trajectories, check_joints
 from ._payload_math import (NAMES, _check_target, _echelon, _fit_payload, frame_change, payload_parameters,
                             payload_physical)
 from .payload_static import _check_still, identify_static
+from .payload_wrench import sensor_placement
 
 # Below this mass (kg) a payload is no payload: joint torques do not tell a gram (a gripper's screw weighs more),
 # and a log without any payload fits a few 1e-5 kg at a few σ (model and filtering residue), whose centre of mass,
@@ -213,11 +215,12 @@ class PayloadResult:
                          + "; ".join(self.identifiable))
         return "\n".join(lines)
 
-    def to_vendor(self, vendor):
+    def to_vendor(self, vendor, flange=None):
         """The payload in a controller's format (SI; lengths in m, KUKA's angles in degrees).
 
-        The frame is the last link's (for the UR10e description, DH frame 6 = the flange ``tool0``):
-        a controller whose flange frame differs needs the payload moved into it first.
+        In the last link's frame by default (for the UR10e description, DH frame 6 = the flange ``tool0``); a
+        controller whose flange frame is another (a Panda's DH frame 7 is 0.107 m short of its flange; a URDF's
+        ``wrist_3_link`` is turned against its ``tool0``) takes ``flange``.
 
         Parameters
         ----------
@@ -226,6 +229,10 @@ class PayloadResult:
             about the centre of gravity; 'kuka': load data M, X Y Z, A B C (the principal axes as
             rotations about Z, Y', X'') and JX JY JZ about them; 'franka': ``m_load``, ``F_x_Cload``,
             ``I_load`` (the 3×3 tensor column-major, 9 numbers).
+        flange : str or sequence of 6 floats, optional
+            The controller's flange frame in the last link's: a link of :attr:`robot`'s URDF fixed to the last
+            link (``'tool0'``, ``'panda_link8'``), or x, y, z (m), roll, pitch, yaw (rad; R = Rz(yaw) Ry(pitch)
+            Rx(roll), as a URDF ``<origin>``). The centre of mass and the inertia's axes are then given in it.
 
         Returns
         -------
@@ -240,24 +247,29 @@ class PayloadResult:
             or 2 m value as if measured.
         """
         check_option(vendor, "vendor", ("ur", "kuka", "franka"), error=SettingsError)
+        placement = flange_placement(self.robot, flange)
         reason = self._no_vendor_format()
         if reason is not None:
             raise DataError(f"payload: {reason}: no vendor format")
-        return {key: _plain(value) for key, value in self._vendor(vendor).items()}
+        return {key: _plain(value) for key, value in self._vendor(vendor, placement).items()}
 
-    def _vendor(self, vendor):
-        """:meth:`to_vendor`'s dict, its numbers as computed."""
-        I = 0.5 * (self.inertia + self.inertia.T)
+    def _vendor(self, vendor, placement=None):
+        """:meth:`to_vendor`'s dict, its numbers as computed, in the frame ``placement`` = (R, r) of
+        :func:`flange_placement` (None: the last link's)."""
+        R, r = placement if placement is not None else (np.eye(3), np.zeros(3))
+        com = R.T @ (self.com - r)
+        I = R.T @ (0.5 * (self.inertia + self.inertia.T)) @ R
+        I = 0.5 * (I + I.T)
         if vendor == "ur":
-            return {"mass": self.mass, "cog": self.com.tolist(),
+            return {"mass": self.mass, "cog": com.tolist(),
                     "inertia": [float(I[i, j]) for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]}
         if vendor == "franka":
-            return {"m_load": self.mass, "F_x_Cload": self.com.tolist(), "I_load": I.ravel(order="F").tolist()}
+            return {"m_load": self.mass, "F_x_Cload": com.tolist(), "I_load": I.ravel(order="F").tolist()}
         J, R = _principal_axes_nearest(I)
         # R = Rz(A) Ry(B) Rx(C): the principal axes in the link frame, |B| ≤ 63° (no gimbal lock: see above)
         B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
         A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
-        return {"M": self.mass, "X": self.com[0], "Y": self.com[1], "Z": self.com[2],
+        return {"M": self.mass, "X": com[0], "Y": com[1], "Z": com[2],
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
 
@@ -373,18 +385,23 @@ class PayloadResult:
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
         return robot_to_urdf(attached, bodies)
 
-    def to_dict(self):
+    def to_dict(self, flange=None):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
-        them), the details and the vendors' formats (:meth:`to_vendor`; None where the mass or the centre of mass
-        is not determined, or the mass not told from none: :attr:`mass_detected`)."""
+        them), the details and the vendors' formats (:meth:`to_vendor`, in the frame ``flange`` names, said by
+        ``vendor_frame``; None where the mass or the centre of mass is not determined, or the mass not told from
+        none: :attr:`mass_detected`)."""
         from .._numbers import json_float, json_floats
+
+        placement = flange_placement(self.robot, flange)    # a bad flange refused, vendor formats given or not
 
         # a standard deviation the data do not determine is NaN in the result, null (None) here; a controller's
         # format takes the mass and centre of mass as known: none where the data leave one of them undetermined
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
         determined = self._no_vendor_format() is None
-        doc = {"vendors": {v: self.to_vendor(v) for v in ("ur", "kuka", "franka")} if determined else None,
+        vendors = {v: {key: _plain(value) for key, value in self._vendor(v, placement).items()}
+                   for v in ("ur", "kuka", "franka")} if determined else None
+        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange),
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
                "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
@@ -395,6 +412,42 @@ class PayloadResult:
             doc.update(inertia=None, inertia_std=None, condition_number=self.condition_number,
                        poses=None if self.poses is None else self.poses.tolist())
         return doc
+
+
+def flange_placement(robot, flange):
+    """(R (3, 3), r (3,)): the axes and origin of a controller's flange frame in ``robot``'s last link frame
+    (:meth:`PayloadResult.to_vendor`'s ``flange``: a link of the robot's URDF fixed to its last link, or x, y, z (m),
+    roll, pitch, yaw (rad); None: the last link's frame itself).
+
+    Raises
+    ------
+    SettingsError
+        A link name when ``robot`` is None or was not read from a URDF, or names no link fixed to the last link;
+        numbers that are not 6 finite ones within ±100 m and ±100 rad.
+    """
+    if not isinstance(flange, str):
+        return sensor_placement(flange, "flange")
+    from ..model.urdf_update import link_parts
+
+    if robot is None or not robot.from_urdf_text:
+        raise SettingsError(f"flange: the link {shown(flange)} needs the result's robot read from a URDF; give "
+                            "the flange frame as x,y,z (m),roll,pitch,yaw (rad) in the last link's frame")
+    fixed = {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
+    if flange not in fixed:
+        raise SettingsError(f"flange: {shown(flange)} is not a link fixed to the last link of {shown(robot.name)} "
+                            f"(those are: {shown_names(list(fixed))})")
+    return fixed[flange][:3, :3], fixed[flange][:3, 3]
+
+
+def _frame_said(flange):
+    """The frame of :meth:`PayloadResult.to_dict`'s vendor formats, in words."""
+    if flange is None:
+        return "the link the last joint moves"
+    if isinstance(flange, str):
+        return f"link {flange!r}, fixed to the link the last joint moves"
+    x, y, z, roll, pitch, yaw = (float(v) for v in np.ravel(np.asarray(flange, dtype=float)))
+    return (f"the flange at x,y,z = {x:g},{y:g},{z:g} m, roll,pitch,yaw = {roll:g},{pitch:g},{yaw:g} rad in the link "
+            "the last joint moves")
 
 
 def same_arm(robot, model, label="model", robot_name=None, model_name=None):

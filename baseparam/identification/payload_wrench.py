@@ -40,9 +40,10 @@ MAX_OFFSET = 100.0                      # m: the largest sensor offset from the 
 MAX_ANGLE = 100.0                       # rad: beyond this, roll/pitch/yaw lose their meaning in float64
 
 
-def sensor_placement(sensor):
+def sensor_placement(sensor, name="sensor"):
     """(R (3, 3), r (3,)) of ``sensor`` = x y z (m), roll pitch yaw (rad, R = Rz(yaw) Ry(pitch) Rx(roll)); None:
-    the last link's frame."""
+    the last link's frame. ``name`` is the setting the refusals name (a ``flange`` of the vendors' formats is
+    placed alike)."""
     if sensor is None:
         return np.eye(3), np.zeros(3)
     try:
@@ -50,10 +51,10 @@ def sensor_placement(sensor):
     except (TypeError, ValueError):
         values = None
     if values is None or not np.isfinite(values).all():
-        raise SettingsError(f"sensor: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {shown(sensor)}")
+        raise SettingsError(f"{name}: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {shown(sensor)}")
     # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
-        raise SettingsError(f"sensor: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
+        raise SettingsError(f"{name}: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "
                             f"±{MAX_ANGLE:g} rad, got {shown(values.tolist())}")
     from ..model.urdf import _rotation           # Rz(yaw) Ry(pitch) Rx(roll), as a URDF origin's
 
