@@ -348,17 +348,8 @@ def fourth_order_differences(x, step):
     numpy's central differences damp a sine of frequency f by sin(ωh)/(ωh) ≈ 1 − (ωh)²/6 (ω = 2πf, h the step),
     and taken twice for an acceleration by ≈ 1 − (ωh)²/3: 0.76 % at 2.4 Hz in 10 ms samples, which a payload's fit
     read as 0.26 % more mass (a bias beyond 1σ of a 20 s log). This stencil's error is ≈ (ωh)⁴/30 (5e-5 there).
-    The two samples at each end and samples on time stamps (not one step) keep :func:`central_differences`.
-
-    Parameters
-    ----------
-    x : ndarray, shape (S, ...), S ≥ 2
-    step : float or ndarray, shape (S,)
-        The sampling step, or the time stamps.
-
-    Returns
-    -------
-    ndarray, shape (S, ...)
+    The two samples at each end and samples on time stamps (not one step) keep :func:`central_differences`, whose
+    parameters (x (S, ...), the step or the stamps (S,)) and result (S, ...) these are.
     """
     rates = central_differences(x, step)
     if np.ndim(step) or len(x) < 5:

@@ -4,7 +4,6 @@ Central differences taken twice damp a sine's acceleration by ≈ 1 − (ωh)²/
 payload fit read that as mass (+0.26 % on the UR10e's wide design, noise free, median +1.4σ with the logs' noise).
 """
 import numpy as np
-import pinocchio as pin
 import pytest
 
 import baseparam as bp
@@ -13,7 +12,7 @@ from baseparam.identification.payload import identify_payload
 from baseparam.identification.preprocessing import preprocess
 from baseparam.motion import central_differences, fourth_order_differences
 from conftest import ROOT
-from pin_model import build_model
+from test_payload import _torques as _pinocchio_torques   # pinocchio's RNEA, the payload on the last link
 
 PAYLOAD = (1.5, [0.03, -0.02, 0.06], [[0.004, 0.0005, 0.0], [0.0005, 0.003, 0.0002], [0.0, 0.0002, 0.002]])
 
@@ -30,17 +29,6 @@ def _wide_band_motion(n_dof, dt=0.01, duration=10.0, harmonics=12, base_hz=0.2):
     qd = (amp * w * np.cos(arg)).sum(axis=2)
     qdd = -(amp * w ** 2 * np.sin(arg)).sum(axis=2)
     return t, q, qd, qdd
-
-
-def _pinocchio_torques(robot, payload, q, qd, qdd):
-    """The oracle: pinocchio's RNEA with the description's bodies and the payload added to the last link."""
-    inertias = [pin.Inertia(j.inertia.mass, np.asarray(j.inertia.com, float), np.asarray(j.inertia.inertia, float))
-                for j in robot.joints]
-    m, c, inertia = payload
-    inertias[-1] = inertias[-1] + pin.Inertia(m, np.asarray(c, float), np.asarray(inertia, float))
-    model, _ = build_model(robot, inertias)
-    data = model.createData()
-    return np.array([pin.rnea(model, data, a, b, cc) for a, b, cc in zip(q, qd, qdd)])
 
 
 # cut-off (Hz), then the bounds on the relative mass error and the centre's (m): before the fix +7.6e-3 / 2.6 mm,
