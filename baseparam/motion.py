@@ -342,6 +342,24 @@ def central_differences(x, step):
     return rates
 
 
+def fourth_order_differences(x, step):
+    """Rates of uniform samples by the fourth-order central stencil (x[k−2] − 8x[k−1] + 8x[k+1] − x[k+2]) / 12h.
+
+    numpy's central differences damp a sine of frequency f by sin(ωh)/(ωh) ≈ 1 − (ωh)²/6 (ω = 2πf, h the step),
+    and taken twice for an acceleration by ≈ 1 − (ωh)²/3: 0.76 % at 2.4 Hz in 10 ms samples, which a payload's fit
+    read as 0.26 % more mass (a bias beyond 1σ of a 20 s log). This stencil's error is ≈ (ωh)⁴/30 (5e-5 there).
+    The two samples at each end and samples on time stamps (not one step) keep :func:`central_differences`, whose
+    parameters (x (S, ...), the step or the stamps (S,)) and result (S, ...) these are.
+    """
+    rates = central_differences(x, step)
+    if np.ndim(step) or len(x) < 5:
+        return rates
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        rates[2:-2] = ((x[:-4] - x[4:]) + 8.0 * (x[3:-1] - x[1:-3])) / (12.0 * step)
+    rates[:, (x == x[:1]).all(axis=0)] = 0.0
+    return rates
+
+
 def not_unit(norm):
     """Where quaternion norms (S,) are beyond :data:`ORIENTATION_SLACK` (or not numbers)."""
     with np.errstate(over="ignore"):        # a norm of 1e200 squares to inf, refused as such, without numpy's line

@@ -40,10 +40,27 @@ UR10e (CRB 4.499e-4 → 3.644e-4, 0.810×, not the 0.750× of the probe's file; 
 Within 3σ: mass 9/10 (the inertia design 10/10), inertia 8/10 (9/10). Mass errors median 1.3–2.0σ (0.7σ).
 Issue 25's targets (mass 2 %, centre 5 mm, inertia 10 % of λmax, each within 3σ, 20 s): met at 2 and 5 kg on both
 arms and at 1.5 kg on the LWR4+ with either design; the wide design moves no verdict.
-The mass bias is the identification's 5 Hz low-pass, not the design (/tmp probe, UR10e, 10 payloads, median
-(m̂ − m)/σ, cutoff 5 / 10 / 20 Hz): wide 1.5 kg +1.44 / +0.88 / −1.22, 5 kg +2.03 / +1.01 / −1.22; inertia design
-1.5 kg −0.07 / −0.44 / −2.14, 5 kg +0.17 / −0.30 / −2.15: the band to 2.4 Hz is damped by the filter at 5 Hz,
-and at 20 Hz the differentiated position noise biases both the other way.
+The mass bias was not the 5 Hz low-pass but the differentiation (2026-11-28 s23, pay2): noise free (the torques of
+the true payload, q exact), the UR10e wide design's 1.5 kg came back +2.1e-3 of mass at 5 Hz, +2.4e-3 at 10 Hz,
++2.6e-3 unfiltered, exact from the exact states: np.gradient taken twice damps q̈ by 1 − (ωh)²/3, 0.76 % at 2.4 Hz
+in 10 ms samples (the LWR4+'s 5 ms: 4× less). With the payload's rates by the fourth-order stencil: −6e-6 / +3e-6 /
++4e-6 (the low-pass's own share at 5 Hz, with a regressor nonlinear in q, is that −6e-6). Median (m̂ − m)/σ
+(/tmp probe as above, 5 Hz) before → after: wide 1.5 kg +1.44 → −0.30, 5 kg +2.03 → −0.29; inertia design
+−0.07 → −0.68, +0.17 → −0.66 (its +1.0e-3 noise-free bias removed too; what is left is the ten noise draws: torque
+noise alone gives −0.43σ on average over them, position noise −0.01σ). LWR4+ after: +0.23 / +0.34 (inertia /
+wide, 1.5 kg), no bias.
+This table after the fix (``… ROBOT /tmp/pay/ROBOT_wide.npz 10 MASSES``, BASEPARAM_DATA=/work/shared/data,
+25–26 s CPU a robot), 3σ_I as % of λmax, inertia design → wide, constant σ | σ by speed:
+UR10e 0.5 kg 80.2 → 65.9 | 88.7 → 74.7; 0.8 kg 36.7 → 30.1 | 40.6 → 34.2; 1 kg 25.3 → 20.8 | 28.0 → 23.6;
+1.5 kg 12.9 → 10.6 | 14.3 → 12.0 (not met); 2 kg 8.0 → 6.6 | 8.8 → 7.5; 5 kg 1.8 → 1.5 | 1.9 → 1.7. Every mass
+within 2 % and 3σ (the wide design's median |m̂ − m|/σ 1.3–2.0 → 0.8–0.9), the inertia within 3σ 9–10/10 with the
+wide design (8–9/10 before), 9/10 with the inertia design; one centre at 3.0σ on the inertia design (2.8σ before).
+LWR4+: the σ_I and verdicts as before (0.5 kg 49.1 → 43.9 | 50.6 → 45.5; 0.75 kg 25.0 → 22.3 | 25.7 → 23.1;
+1 kg 15.5 → 13.8 | 15.9 → 14.3; 1.5 kg 7.9 → 7.0 | 8.1 → 7.3; 2 kg 4.9 → 4.4 | 5.0 → 4.5; 5 kg 1.1 → 1.0 |
+1.1 → 1.0), every mass and centre within target and 3σ; the wide design's median |m̂ − m|/σ 1.2 (1.3 before,
+signed median +0.34: a spread, not a bias), the inertia within 3σ 9/10 under σ by speed.
+Verdicts unchanged: met at 2 and 5 kg on both arms and 1.5 kg on the LWR4+; IMPOSSIBLE by the any-motion bound
+(``bench_payload.py``: 5.9e-5 / 1.4e-4 kg·m²) at 0.5 kg on both and 0.8 kg on the UR10e.
 """
 import pathlib
 import sys

@@ -593,6 +593,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         Logs of the same motion without the payload, one per loaded log: the payload torque is then
         loaded − unloaded at matched times (corrected by the model for the small difference of states).
     preprocessing : Preprocessing or None
+        As :func:`~baseparam.identify`'s, except that the rates a log lacks are derived by the fourth-order
+        central stencil (:func:`~baseparam.identification.preprocessing.preprocess`'s ``rates``), not central
+        differences, which damp a wide band's acceleration and so bias the mass.
     parameters : {'pseudo', 'khalil'}
         Checked, otherwise without effect (the signature :func:`~baseparam.identify` has): a
         :class:`~baseparam.Model` carries its own parameterization, a Robot's bodies are read as given,
@@ -698,7 +701,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     def prepared(data, what):
         out = []
         for item in raw(data, what):
-            item = item if isinstance(item, Processed) else preprocess(item, settings)
+            # the payload's rates by the fourth-order stencil: central differences, twice, damp a wide band's
+            # acceleration (0.76 % at 2.4 Hz in 10 ms samples), which the fit read as +0.26 % of mass (> 1σ)
+            item = item if isinstance(item, Processed) else preprocess(item, settings, rates="fourth-order")
             for field in ("q", "qd", "qdd", "tau"):
                 # finite but absurd values (torques of 1e300) would overflow the fit into inf/NaN results
                 if getattr(item, field, None) is not None:

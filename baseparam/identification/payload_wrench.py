@@ -377,7 +377,7 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
                                 "sensor?): with its constant offset fitted (wrench_bias=True) nothing is left to fit")
             if item.tau is None:                         # no joint torques needed: placeholders the fit ignores
                 item = dataclasses.replace(item, tau=np.zeros_like(item.q))
-            processed = preprocess(item, settings)
+            processed = preprocess(item, settings, rates="fourth-order")     # as identify_payload's (its notes)
             grid = interp_columns(processed.t, item.t, w)
             grid = lowpass_like_torque(processed, grid)
             keep = processed.kept
