@@ -54,3 +54,41 @@ def test_a_tool_with_the_flange_axes_has_no_rotation():
     k = _result(ROD_ALONG_Z).to_vendor("kuka")
     assert (k["A"], k["B"], k["C"]) == (0.0, 0.0, 0.0)
     assert (k["JX"], k["JY"], k["JZ"]) == (0.004, 0.0045, 0.0005)
+
+
+def _write_parquet(path, columns):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table(columns), path)
+
+
+def test_parquet_twins_holding_the_same_values_are_read():
+    """A Parquet log's two default names of one field holding the same values, with a NaN or at another width,
+    were refused as 'different values' (pyarrow's equals: NaN unequal to NaN, float32 unequal to float64), where
+    the NPZ and HDF5 readers compare by value; other values are still refused."""
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    from baseparam import read_trajectory
+    from baseparam.errors import DataError
+
+    t = np.linspace(0.0, 1.9, 20)
+    q = (np.sin(t)[:, None] * [1.0, 2.0]).astype(np.float32).astype(float)     # float32's values, in float64
+    q[3, 1] = np.nan                         # a damaged row, in both columns
+    tau = np.cos(t)[:, None] * [3.0, 4.0]
+    base = {"t": pa.array(t.astype(np.float32).astype(float)), "q": pa.array(list(q)), "tau": pa.array(list(tau))}
+    with tempfile.TemporaryDirectory() as folder:
+        plain, twin, other = (Path(folder) / f"{name}.parquet" for name in ("plain", "twin", "other"))
+        _write_parquet(plain, base)
+        _write_parquet(twin, {**base, "time": pa.array(t.astype(np.float32)),
+                              "positions": pa.array(list(q.astype(np.float32)))})
+        a, b = (read_trajectory(p, skip_bad_rows=True) for p in (plain, twin))
+        for name in ("t", "q", "tau"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        shifted = q.copy()
+        shifted[5, 0] += 1e-3
+        _write_parquet(other, {**base, "positions": pa.array(list(shifted))})
+        with pytest.raises(DataError, match=r"field q: columns 'q' and 'positions' both hold it, with different"):
+            read_trajectory(other, skip_bad_rows=True)

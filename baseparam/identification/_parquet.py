@@ -156,8 +156,30 @@ def _refuse_differing_twins(parquet, chunks, source, columns, present, chosen, t
     then read alone."""
     for field, column, other in default_twins(_normalize_map(columns, source), DEFAULT_COLUMNS, present, chosen):
         bound_values(chunks, source, {other}, MAX_VALUES)
-        same = table.column(column).equals(_read_table(parquet, source, [other]).column(0))
+        same = _same_values(table.column(column), _read_table(parquet, source, [other]).column(0))
         refuse_differing_twin(source, field, column, other, "column", same)
+
+
+def _same_values(a, b):
+    """Whether two Parquet columns hold the same values, as the NPZ/HDF5 readers compare twins: NaN equal to NaN,
+    numbers of another width or kind (float32 beside float64, an int column of whole seconds) by value, nulls at the
+    same rows; lists by their lengths and their flattened values. pyarrow's ``equals`` took a NaN and another type
+    for other values, and refused a twin holding the very same data."""
+    pa, _, pc = pyarrow_modules()
+    if len(a) != len(b) or not a.is_null().equals(b.is_null()):
+        return False
+    if list_type(pa, a.type) and list_type(pa, b.type):
+        if not pc.list_value_length(a).equals(pc.list_value_length(b)):
+            return False
+        a, b = pc.list_flatten(a), pc.list_flatten(b)
+        if len(a) != len(b) or not a.is_null().equals(b.is_null()):
+            return False
+    if not (numeric_type(pa, a.type) and numeric_type(pa, b.type)):
+        return a.equals(b)                  # times, text, nested lists: as stored
+    x, y = (np.asarray(pc.fill_null(c, 0).to_numpy(zero_copy_only=False)) for c in (a, b))
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
+        return np.array_equal(x, y)         # exactly: int64 values beyond 2**53 are not rounded to one float
+    return np.array_equal(x.astype(float), y.astype(float), equal_nan=True)
 
 
 def refuse_repeated_columns(schema, source):
