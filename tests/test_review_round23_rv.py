@@ -34,3 +34,50 @@ def test_a_maps_line_is_read_by_device_and_inode():
     assert _mapping_identity(line) == (0, 0x1a, 123456)
     assert _mapping_identity("7f1c2a3b4000-7f1c2a3b5000 rw-p 00000000 103:02 0 \n") == (0x103, 2, 0)
     assert _mapping_identity("garbage\n") is None
+
+
+# --- da852aeb: an HDF5 dataset's units attribute naming its SI unit as common tools write it is read ---
+
+@pytest.mark.parametrize("field, unit", [
+    ("t", "seconds since 1970-01-01 00:00:00"),         # CF (netCDF4, xarray, h5netcdf)
+    ("qd", "rad s^-1"), ("qd", "rad·s⁻¹"), ("qd", "radian / second"), ("qd", "m s^-1"), ("qd", "radians/sec"),
+    ("qdd", "rad/s/s"), ("qdd", "rad s^-2"), ("qdd", "radian / second ** 2"), ("qdd", "rad / s2"),
+    ("qdd", "m/s/s"), ("qdd", "radians/s²"), ("tau", "newton metres"), ("tau", "newton * meter"),
+])
+def test_h5_dataset_naming_its_si_unit_as_tools_write_it_is_read(tmp_path, field, unit):
+    """These were read before da852aeb and refused after it: UDUNITS/CF (``rad s-1``, ``seconds since …``), pint
+    (``radian / second ** 2``), astropy (``rad / s2``) and hand-written (``rad/s/s``) spellings of the SI unit."""
+    import h5py
+    import numpy as np
+
+    import baseparam as bp
+    t = np.arange(40) * 0.01
+    q = np.column_stack([np.sin(t), np.cos(t), t])
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w") as f:
+        f["t"], f["q"], f["qd"], f["qdd"], f["tau"] = t, q, q, q, q
+        f[field].attrs["units"] = unit
+    assert np.array_equal(bp.read_trajectory(path).t, t)
+
+
+@pytest.mark.parametrize("field, unit", [("t", "since 1970-01-01"), ("t", "ms since 1970-01-01"),
+                                         ("t", "days since 1970-01-01"), ("qd", "mm/s/s"), ("qdd", "deg/s/s"),
+                                         ("qd", "mrad s-1"), ("tau", "kN m"), ("qd", "seconds since 1970")])
+def test_h5_dataset_naming_another_unit_is_still_refused(field, unit):
+    from baseparam.errors import DataError
+    from baseparam.identification._arrays import _refuse_other_unit
+    with pytest.raises(DataError, match="that unit is not accepted"):
+        _refuse_other_unit("log.h5", field, field, ("units", unit))
+
+
+def test_every_spelling_accepted_before_is_still_accepted():
+    from baseparam.identification._arrays import _SPELLED_SI
+    before = {"qd": ("rad/sec", "rad.s-1", "rads-1", "rad*s^-1", "radian/s", "radians/s", "radian/second",
+                     "radians/second", "m/sec", "m.s-1", "ms-1", "meter/second", "meters/second", "metre/second",
+                     "metres/second"),
+              "qdd": ("rad/s2", "rad/sec^2", "rad/sec²", "rad.s-2", "rads-2", "rad*s^-2", "radians/s^2",
+                      "radians/second^2", "m/s2", "m/sec^2", "m.s-2", "ms-2", "m*s^-2"),
+              "tau": ("newtonmeter", "newtonmeters", "newton-meter", "newton-meters", "newtonmetre", "newton-metre",
+                      "n-m", "newton", "newtons")}
+    for field, spellings in before.items():
+        assert set(spellings) <= _SPELLED_SI[field]
