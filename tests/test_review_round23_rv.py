@@ -81,3 +81,16 @@ def test_every_spelling_accepted_before_is_still_accepted():
                       "n-m", "newton", "newtons")}
     for field, spellings in before.items():
         assert set(spellings) <= _SPELLED_SI[field]
+
+
+# --- c8f518ec's neighbour: a column range's step of 0 was taken as 1 ---
+
+@pytest.mark.parametrize("columns", ["t=0,q=1:4:0,tau=4:7", {"t": 0, "q": slice(1, 4, 0), "tau": slice(4, 7)}])
+def test_a_column_range_with_a_step_of_0_is_refused(tmp_path, columns):
+    """'q=1:4:0' read columns 1 to 3 (the step 0 taken as 1), where Python refuses a slice step of 0."""
+    import baseparam as bp
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join(",".join(str(0.01 * k + j) for j in range(7)) for k in range(40)) + "\n")
+    with pytest.raises(bp.DataError, match=r"^[^\n]*log.csv: column map: field q: 1:4:0: a step of 0 holds no "
+                                           r"column \(give a step of 1 or more, or none\)$"):
+        bp.read_trajectory(log, columns=columns)
