@@ -94,3 +94,68 @@ def test_a_column_range_with_a_step_of_0_is_refused(tmp_path, columns):
     with pytest.raises(bp.DataError, match=r"^[^\n]*log.csv: column map: field q: 1:4:0: a step of 0 holds no "
                                            r"column \(give a step of 1 or more, or none\)$"):
         bp.read_trajectory(log, columns=columns)
+
+
+# --- b04bc999's handshake: a tls:// scheduler, Dask's configuration holding its certificates ---
+
+def _self_signed(folder):
+    """(certificate, key) files of a self-signed certificate for localhost, its own authority."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+            .sign(key, hashes.SHA256()))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    return str(folder / "cert.pem"), str(folder / "key.pem")
+
+
+def test_the_handshake_takes_the_tls_settings_of_dasks_configuration(tmp_path):
+    """The handshake probe connected without the configuration's TLS settings: a tls:// scheduler was refused ("TLS
+    expects a `ssl_context` argument") where Dask's Client, which takes them, connected."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("cryptography")
+    import asyncio
+    import logging
+    import threading
+
+    import dask
+    from distributed import Scheduler
+    from distributed.security import Security
+
+    from baseparam.identification._workers import _dask_logs_silenced, _handshake_within
+    cert, key = _self_signed(tmp_path)
+    security = Security(tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, require_encryption=True)
+    started, running = threading.Event(), {}
+
+    async def serve():
+        running["stop"], running["loop"] = asyncio.Event(), asyncio.get_running_loop()
+        async with Scheduler(security=security, protocol="tls", host="127.0.0.1", port=0,
+                             dashboard_address=None) as scheduler:
+            running["address"] = scheduler.address
+            started.set()
+            await running["stop"].wait()
+
+    with _dask_logs_silenced(logging.CRITICAL):
+        server = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
+        server.start()
+        try:
+            assert started.wait(30)
+            with dask.config.set({"distributed.comm.tls.ca-file": cert, "distributed.comm.tls.client.cert": cert,
+                                  "distributed.comm.tls.client.key": key}):
+                _handshake_within(running["address"], 5, 20)
+        finally:
+            if "stop" in running:
+                running["loop"].call_soon_threadsafe(running["stop"].set)
+            server.join(30)

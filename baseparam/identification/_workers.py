@@ -294,9 +294,14 @@ def _handshake_within(address, connect_seconds, seconds):
     import threading
 
     from distributed.comm import connect
+    from distributed.security import Security
+
+    # the TLS settings of Dask's configuration, as the Client's own connection takes them (without them a tls://
+    # scheduler was refused, "TLS expects a `ssl_context` argument", where Client() alone connected)
+    arguments = Security().get_connection_args("client")
 
     async def probe():
-        comm = await connect(address, timeout=min(connect_seconds, seconds))
+        comm = await connect(address, timeout=min(connect_seconds, seconds), **arguments)
         comm.abort()
 
     outcome = []
