@@ -159,3 +159,35 @@ def test_the_handshake_takes_the_tls_settings_of_dasks_configuration(tmp_path):
             if "stop" in running:
                 running["loop"].call_soon_threadsafe(running["stop"].set)
             server.join(30)
+
+
+# --- b04bc999: --connect-timeout above the handshake's 20 s was cut to 20 and said as given ---
+
+def test_a_connect_timeout_longer_than_the_handshakes_is_given_whole(monkeypatch):
+    """connect_timeout=30 waited 20 s (the handshake's bound held the connection's too), then said 'no connection
+    within 30 s'. The handshake's bound is now as long."""
+    pytest.importorskip("distributed")
+    import baseparam.identification._workers as workers
+    given = []
+
+    def handshake(address, connect_seconds, seconds):
+        given.append((connect_seconds, seconds))
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
+
+    monkeypatch.setattr(workers, "_handshake_within", handshake)
+    with pytest.raises(workers.SettingsError, match=r"no connection within 30 s"):
+        workers.map_logs(["x"], {}, [0], scheduler="tcp://127.0.0.1:1", connect_timeout=30)
+    assert given == [(30, 30)]
+
+
+@pytest.mark.parametrize("seconds", [1e308, 3601])
+def test_a_connect_timeout_beyond_an_hour_is_refused(seconds):
+    """1e308 passed the check (a finite number > 0) and would overflow the thread's wait once the handshake's bound
+    follows it; an hour is plenty for a TCP connection."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.identification.logs import identify_logs
+    robot = bp.load_robot(os.path.join(os.path.dirname(__file__), "..", "robots", "planar_rrr.yaml"))
+    with pytest.raises(bp.SettingsError, match=r"^connect_timeout: expected seconds > 0, at most 3600, got "):
+        identify_logs(robot, [np.zeros(3)], scheduler="tcp://127.0.0.1:1", connect_timeout=seconds)

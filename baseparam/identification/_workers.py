@@ -190,8 +190,8 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
             with _dask_logs_silenced():
                 if scheduler != "local":
-                    _handshake_within(address, connect_timeout, REMOTE_TIMEOUT)
-                client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
+                    _handshake_within(address, connect_timeout, _remote_bound(connect_timeout))
+                client = Client(address, timeout=120 if scheduler == "local" else _remote_bound(connect_timeout))
         except ValueError as exc:                     # an address Dask cannot parse ('x', no port; 'inproc://x')
             if not isinstance(exc, UnpackException):
                 raise _unreadable_address(scheduler, exc) from None
@@ -280,6 +280,13 @@ REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connecti
 # s: a remote scheduler's time to accept the TCP connection (Dask retries a refused one until its timeout: nothing
 # listening at the address held `identify --scheduler tcp://127.0.0.1:1` for the whole 20 s)
 CONNECT_TIMEOUT = 2
+MAX_CONNECT_TIMEOUT = 3600  # s: the longest connect_timeout taken (an hour; 1e308 s overflowed the thread's wait)
+
+
+def _remote_bound(connect_timeout):
+    """Seconds a remote scheduler has to accept the connection and answer Dask's handshake: :data:`REMOTE_TIMEOUT`,
+    or ``connect_timeout`` when longer (a connect timeout of 30 s was cut to the handshake's 20 and said as 30)."""
+    return max(REMOTE_TIMEOUT, connect_timeout)
 
 
 def _handshake_within(address, connect_seconds, seconds):
@@ -346,7 +353,7 @@ def _why(exc, connect_timeout=CONNECT_TIMEOUT):
     its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole).
     Dask's "Timed out trying to connect" says the reason of its last try (a refusal) in its cause alone."""
     if isinstance(exc, TimeoutError) and not str(exc):
-        return f"no answer within {REMOTE_TIMEOUT:g} s"
+        return f"no answer within {_remote_bound(connect_timeout):g} s"
     if isinstance(exc, OSError) and str(exc).startswith("Timed out trying to connect"):
         return f"no connection within {connect_timeout:g} s{_last_refusal(exc)}"
     return long_values_shortened(printable(str(exc))) or type(exc).__name__
