@@ -191,3 +191,19 @@ def test_a_connect_timeout_beyond_an_hour_is_refused(seconds):
     robot = bp.load_robot(os.path.join(os.path.dirname(__file__), "..", "robots", "planar_rrr.yaml"))
     with pytest.raises(bp.SettingsError, match=r"^connect_timeout: expected seconds > 0, at most 3600, got "):
         identify_logs(robot, [np.zeros(3)], scheduler="tcp://127.0.0.1:1", connect_timeout=seconds)
+
+
+# --- d28d2ce4: the compressed and figure names numpy, pandas and matplotlib take that the list missed ---
+
+@pytest.mark.parametrize("name", ["x.csv.lzma", "x.csv.tar", "x.eps", "x.ps", "x.TIFF", "x.tif", "x.gif", "x.webp",
+                                  "x.svgz", "x.avif"])
+def test_a_compressed_or_figure_name_numpy_pandas_or_matplotlib_take_is_refused(tmp_path, name):
+    """np.loadtxt opens x.csv.lzma as LZMA, pandas x.csv.tar as a tar archive; matplotlib writes .eps, .tif, .gif,
+    .webp: CSV or JSON under those names was written, exit 0."""
+    from baseparam._checks import check_written_format
+    from baseparam.errors import ArgumentError
+    with pytest.raises(ArgumentError, match=r"^path: .*: writes CSV, and a '\.\w+' name says \w+ \(a reader would "
+                                            r"take it for \w+\); give a \.csv name$"):
+        check_written_format(tmp_path / name, "CSV", ".csv")
+    check_written_format(tmp_path / "x.csv", "CSV", ".csv")
+    check_written_format(tmp_path / "x.txt", "CSV", ".csv")
