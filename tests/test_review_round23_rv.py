@@ -207,3 +207,19 @@ def test_a_compressed_or_figure_name_numpy_pandas_or_matplotlib_take_is_refused(
         check_written_format(tmp_path / name, "CSV", ".csv")
     check_written_format(tmp_path / "x.csv", "CSV", ".csv")
     check_written_format(tmp_path / "x.txt", "CSV", ".csv")
+
+
+# --- b04bc999's scheduler_named: an empty address ---
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_scheduler_address_is_said_as_empty(tmp_path, address):
+    """--scheduler '' was said "cannot reach the Dask scheduler at '' (missing port number in address '')"."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k * 0.01},0,0,0,0,0,0\n" for k in range(40)))
+    robot = os.path.join(os.path.dirname(__file__), "..", "robots", "planar_rrr.yaml")
+    result = CliRunner().invoke(main, ["identify", robot, str(log), "--scheduler", address])
+    assert result.exit_code == 2, result.output
+    assert result.output == "baseparam: --scheduler: an empty address; give tcp://HOST:PORT, or 'local'\n"

@@ -142,6 +142,8 @@ def scheduler_named(scheduler):
     """``scheduler`` without the spaces around it, and 'local' whatever its case: `--scheduler LOCAL` and
     `--scheduler 'local '` were taken as addresses ("missing port number in address 'LOCAL'")."""
     scheduler = scheduler.strip()
+    if not scheduler:        # else said as Dask's "cannot reach the Dask scheduler at '' (missing port number …)"
+        raise SettingsError("scheduler: an empty address; give tcp://HOST:PORT, or 'local'")
     return "local" if scheduler.lower() == "local" else scheduler
 
 

@@ -242,7 +242,9 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     workers = check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
-    from ._workers import MAX_CONNECT_TIMEOUT
+    from ._workers import MAX_CONNECT_TIMEOUT, scheduler_named
+    if scheduler is not None:       # before any work: an empty address, 'LOCAL'
+        scheduler = scheduler_named(scheduler)
     connect_timeout = check_number(connect_timeout, "connect_timeout", low=0, high=MAX_CONNECT_TIMEOUT, strict=True,
                                    expected=f"seconds > 0, at most {MAX_CONNECT_TIMEOUT}", error=SettingsError)
     check_progress(progress)
