@@ -223,3 +223,14 @@ def test_an_empty_scheduler_address_is_said_as_empty(tmp_path, address):
     result = CliRunner().invoke(main, ["identify", robot, str(log), "--scheduler", address])
     assert result.exit_code == 2, result.output
     assert result.output == "baseparam: --scheduler: an empty address; give tcp://HOST:PORT, or 'local'\n"
+
+
+def test_a_tls_scheduler_without_tls_settings_is_said_so():
+    """'tls://…' without Dask's TLS settings was said as a server that "did not answer as a Dask scheduler"."""
+    pytest.importorskip("distributed")
+    from baseparam.errors import SettingsError
+    from baseparam.identification._workers import map_logs
+    with pytest.raises(SettingsError, match=r"^scheduler: 'tls://127\.0\.0\.1:1': a tls:// scheduler needs the TLS "
+                                            r"settings of Dask's configuration \(.*\), which are not set; set them, or "
+                                            r"give a tcp://HOST:PORT address$"):
+        map_logs(["x"], {}, [0], scheduler="tls://127.0.0.1:1", connect_timeout=1)

@@ -187,6 +187,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             undo.push(_abandoned_workers_killed(address))
         else:
             address = scheduler
+            _refuse_tls_unset(scheduler)
         try:
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
             # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
@@ -333,6 +334,16 @@ def _handshake_within(address, connect_seconds, seconds):
         raise TimeoutError
     if outcome[0] is not None:
         raise outcome[0]
+
+
+def _refuse_tls_unset(scheduler):
+    """SettingsError for a ``tls://`` address when Dask's configuration gives no TLS settings: it was said as a server
+    that "did not answer as a Dask scheduler (TLS expects a `ssl_context` argument …)", nothing having been sent."""
+    from distributed.security import Security
+    if scheduler.startswith("tls://") and Security().get_connection_args("client").get("ssl_context") is None:
+        raise SettingsError(f"scheduler: {shown(scheduler)}: a tls:// scheduler needs the TLS settings of Dask's "
+                            "configuration (distributed.comm.tls.ca-file, .client.cert, .client.key), which are not "
+                            "set; set them, or give a tcp://HOST:PORT address")
 
 
 def _not_dask(scheduler, exc):
