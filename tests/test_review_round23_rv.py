@@ -234,3 +234,19 @@ def test_a_tls_scheduler_without_tls_settings_is_said_so():
                                             r"settings of Dask's configuration \(.*\), which are not set; set them, or "
                                             r"give a tcp://HOST:PORT address$"):
         map_logs(["x"], {}, [0], scheduler="tls://127.0.0.1:1", connect_timeout=1)
+
+
+@pytest.mark.parametrize("scheduler", [[], ["--scheduler", "LOCAL"]])
+def test_a_connect_timeout_without_a_remote_scheduler_is_refused(tmp_path, scheduler):
+    """--connect-timeout without --scheduler ADDRESS was taken in silence, unused (as --prior without --method
+    consistent is refused)."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k * 0.01},0,0,0,0,0,0\n" for k in range(40)))
+    robot = os.path.join(os.path.dirname(__file__), "..", "robots", "planar_rrr.yaml")
+    result = CliRunner().invoke(main, ["identify", robot, str(log), "--connect-timeout", "5", *scheduler])
+    assert result.exit_code == 2, result.output
+    assert result.output == ("baseparam: --connect-timeout: only with --scheduler ADDRESS (a remote scheduler's "
+                             "connection); leave it out\n")
