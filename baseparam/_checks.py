@@ -128,11 +128,14 @@ def plain_texts(settings: dict) -> dict:
 EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
                      ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag",
-                     # compressed (numpy, pandas and the trajectory readers' users open x.csv.gz as gzip) and figures:
-                     # no writer here writes them, so text under such a name is refused (excite --out x.csv.gz wrote
-                     # plain CSV, find --json x.png JSON, exit 0)
-                     ".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "Zstandard", ".zip": "ZIP",
-                     ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".pdf": "PDF", ".svg": "SVG"}
+                     # compressed (numpy, pandas and the trajectory readers' users open x.csv.gz as gzip: numpy's
+                     # and pandas' extensions) and figures (matplotlib's): no writer here writes them, so text under
+                     # such a name is refused (excite --out x.csv.gz wrote plain CSV, find --json x.png JSON, exit 0)
+                     ".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".lzma": "LZMA", ".zst": "Zstandard", ".zip": "ZIP",
+                     ".tar": "tar",
+                     ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".pdf": "PDF", ".svg": "SVG", ".svgz": "SVG",
+                     ".eps": "PostScript", ".ps": "PostScript", ".tif": "TIFF", ".tiff": "TIFF", ".gif": "GIF",
+                     ".webp": "WebP", ".avif": "AVIF"}
 
 
 def check_written_format(path, writes: str, suggested: str, name: str = "path"):

@@ -215,15 +215,15 @@ def stale_semaphores_removed(folder=SHARED_MEMORY, now=None):
         return
     now = time.time() if now is None else now
     with contextlib.suppress(OSError):
-        candidates = [entry.path for entry in os.scandir(folder) if entry.name.startswith("sem.mp-")
-                      and _old_file_of_ours(entry, now)]
+        candidates = [(entry.path, _file_identity(entry)) for entry in os.scandir(folder)
+                      if entry.name.startswith("sem.mp-") and _old_file_of_ours(entry, now)]
         if not candidates:
             return
-        mapped = _mapped_files(folder)
+        mapped = _mapped_files()
         if mapped is None:
             return
-        for path in candidates:
-            if path not in mapped:
+        for path, identity in candidates:
+            if identity not in mapped:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
 
@@ -239,11 +239,18 @@ def _old_file_of_ours(entry, now):
             and now - status.st_mtime > SEMAPHORE_AGE)
 
 
-def _mapped_files(folder):
-    """The paths in ``folder`` that this user's processes map (from each ``/proc/PID/maps`` readable), or None when
-    this process's own cannot be read (then nothing can be told)."""
+def _file_identity(entry):
+    """``(major, minor, inode)`` of a directory entry (not followed), as ``/proc/PID/maps`` names a mapped file."""
+    status = entry.stat(follow_symlinks=False)
+    return os.major(status.st_dev), os.minor(status.st_dev), status.st_ino
+
+
+def _mapped_files():
+    """``(major, minor, inode)`` of every file this user's processes map (from each ``/proc/PID/maps`` readable), or
+    None when this process's own cannot be read (then nothing can be told). By device and inode, not by path: a
+    process maps a semaphore under the path its mount gives (``/run/shm/…`` where /dev/shm is a link to /run/shm, a
+    folder's real path where it was reached through a link), so a live one named otherwise was taken as unused."""
     mapped = set()
-    prefix = os.path.join(folder, "")
     try:
         pids = [name for name in os.listdir("/proc") if name.isdigit()]
         with open("/proc/self/maps", encoding="utf-8", errors="replace"):
@@ -254,12 +261,21 @@ def _mapped_files(folder):
         try:
             with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
                 for line in maps:
-                    at = line.find(prefix)
-                    if at >= 0:
-                        mapped.add(line[at:].rstrip("\n").removesuffix(" (deleted)"))
+                    mapped.add(_mapping_identity(line))
         except OSError:                  # gone meanwhile, or another user's
             continue
     return mapped
+
+
+def _mapping_identity(line):
+    """``(major, minor, inode)`` of a ``/proc/PID/maps`` line (``ADDRESS PERMS OFFSET MAJ:MIN INODE [PATH]``, numbers
+    of the device in hex), or None for a line not of that form."""
+    fields = line.split(maxsplit=5)
+    try:
+        major, minor = fields[3].split(":")
+        return int(major, 16), int(minor, 16), int(fields[4])
+    except (IndexError, ValueError):
+        return None
 
 
 def tracker_reaped(wait=1.0):

@@ -1239,6 +1239,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
             _fail(f"{flag}: give a file name", 2)
     if method != "consistent":      # the estimator refuses other values of these; their defaults it cannot tell
         _refuse_given({"weighting", "prior"}, f"only with --method consistent (got --method {method})")
+    if scheduler is None or scheduler.strip().lower() == "local":      # a remote scheduler's bound, else unused
+        _refuse_given({"connect_timeout"}, "only with --scheduler ADDRESS (a remote scheduler's connection)")
     # the estimator checks these settings (its messages, in flags, are the CLI's)
     fit_options = {"weighting": weighting, "prior": prior, "prior_weight": prior_weight,
                    "mass_bounds": _mass_bounds(mass_bounds), "total_mass": _range(total_mass, "--total-mass")}

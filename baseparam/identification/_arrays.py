@@ -668,21 +668,37 @@ def _read_array_file(source, arrays, probe, read, columns, gains, skip_bad_rows,
     return _from_keyed(source, keyed, gains, skip_bad_rows, n_dof)
 
 
-# Spellings of each field's SI unit an HDF5 dataset's ``units`` attribute may give besides a CSV header's
-# (:data:`~._record.UNITS`), compared without case and blanks; any other text is refused, as a CSV column's unit is:
-# the values are never converted, and a list of units to refuse misses most of them (``counts``, ``rev/s``, ``N cm``,
-# ``%`` of a rated torque, ``milliseconds since 1970-01-01``). An empty text says nothing and is read as SI.
-_SPELLED_SI = {
-    "t": ("second", "seconds", "secs"),
-    "q": ("radian", "radians", "meter", "meters", "metre", "metres"),
-    "qd": ("rad/sec", "rad.s-1", "rads-1", "rad*s^-1", "radian/s", "radians/s", "radian/second", "radians/second",
-           "m/sec", "m.s-1", "ms-1", "meter/second", "meters/second", "metre/second", "metres/second"),
-    "qdd": ("rad/s2", "rad/sec^2", "rad/sec²", "rad.s-2", "rads-2", "rad*s^-2", "radians/s^2", "radians/second^2",
-            "m/s2", "m/sec^2", "m.s-2", "ms-2", "m*s^-2"),
-    "tau": ("newtonmeter", "newtonmeters", "newton-meter", "newton-meters", "newtonmetre", "newton-metre", "n-m",
-            "newton", "newtons"),
-    "current": ("amp", "amps", "ampere", "amperes"),
-}
+def _spelled_si():
+    """Spellings of each field's SI unit an HDF5 dataset's ``units`` attribute may give besides a CSV header's
+    (:data:`~._record.UNITS`), blanks removed, lower case: the words and the notations of the tools that write them
+    (UDUNITS' and CF's ``rad s-1``, pint's ``radian / second ** 2``, astropy's ``rad / s2``, ``rad/s/s``, ``N m``,
+    ``newton metres``). Any other text is refused, as a CSV column's unit is: the values are never converted, and a
+    list of units to refuse misses most of them (``counts``, ``rev/s``, ``N cm``, ``%`` of a rated torque)."""
+    seconds = ("s", "sec", "secs", "second", "seconds")
+    products = ("", ".", "·", "⋅", "*")
+    squares = ("2", "^2", "**2", "²")
+    per_second = ({"/" + s for s in seconds} | {"per" + s for s in seconds}
+                  | {join + s + power for join in products for s in seconds for power in ("-1", "^-1", "**-1", "⁻¹")})
+    per_second_squared = ({"/" + s + square for s in seconds for square in squares}
+                          | {"/" + s + "/" + again for s in seconds for again in seconds}
+                          | {"per" + s + square for s in seconds for square in (*squares, "squared")}
+                          | {join + s + power for join in products for s in seconds
+                             for power in ("-2", "^-2", "**-2", "⁻²")})
+    angles = ("rad", "radian", "radians")
+    lengths = ("m", "meter", "meters", "metre", "metres")
+    forces = ("n", "newton", "newtons")
+    return {
+        "t": frozenset(seconds),
+        "q": frozenset(angles + lengths),
+        "qd": frozenset(size + per for size in angles + lengths for per in per_second),
+        "qdd": frozenset(size + per for size in angles + lengths for per in per_second_squared),
+        "tau": frozenset(forces) | {force + join + length for force in forces for join in (*products, "-")
+                                    for length in lengths},
+        "current": frozenset(("a", "amp", "amps", "ampere", "amperes")),
+    }
+
+
+_SPELLED_SI = _spelled_si()
 _UNIT_ATTRIBUTES = ("units", "unit", "Units", "Unit", "UNITS", "UNIT")
 
 
@@ -708,6 +724,8 @@ def _refuse_other_unit(source, field, key, attribute):
         return
     name, text = attribute
     unit = "".join(text.split()).lower()
+    if field == "t" and unit.partition("since")[0]:  # CF's 'seconds since 1970-01-01 00:00:00': from an origin
+        unit = unit.partition("since")[0]
     if unit and unit not in UNITS[field] and unit not in _SPELLED_SI[field]:
         raise DataError(f"{source}: field {field} (key {key}): attribute {name} = {shown(text)}: that unit "
                         f"is not accepted (the values are not converted); give {field} in {_UNIT_HINT[field]}")

@@ -95,6 +95,9 @@ def _normalize_entry(source, field, value):
     if isinstance(value, slice):
         if value.stop is None:
             raise DataError(f"{where}: a slice needs an end (e.g. 1:7)")
+        if value.step == 0:                     # Python's 'slice step cannot be zero'; 'or 1' took it as 1
+            raise DataError(f"{where}: {value.start or 0}:{value.stop}:0: a step of 0 holds no column (give a step "
+                            "of 1 or more, or none)")
         value = range(value.start or 0, value.stop, value.step or 1)
         if len(value) == 0:                     # said in the map's own words, not as Python's range(8, 1)
             step = f":{value.step}" if value.step != 1 else ""

@@ -142,6 +142,8 @@ def scheduler_named(scheduler):
     """``scheduler`` without the spaces around it, and 'local' whatever its case: `--scheduler LOCAL` and
     `--scheduler 'local '` were taken as addresses ("missing port number in address 'LOCAL'")."""
     scheduler = scheduler.strip()
+    if not scheduler:        # else said as Dask's "cannot reach the Dask scheduler at '' (missing port number …)"
+        raise SettingsError("scheduler: an empty address; give tcp://HOST:PORT, or 'local'")
     return "local" if scheduler.lower() == "local" else scheduler
 
 
@@ -185,13 +187,14 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             undo.push(_abandoned_workers_killed(address))
         else:
             address = scheduler
+            _refuse_tls_unset(scheduler)
         try:
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
             # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
             with _dask_logs_silenced():
                 if scheduler != "local":
-                    _handshake_within(address, connect_timeout, REMOTE_TIMEOUT)
-                client = Client(address, timeout=120 if scheduler == "local" else REMOTE_TIMEOUT)
+                    _handshake_within(address, connect_timeout, _remote_bound(connect_timeout))
+                client = Client(address, timeout=120 if scheduler == "local" else _remote_bound(connect_timeout))
         except ValueError as exc:                     # an address Dask cannot parse ('x', no port; 'inproc://x')
             if not isinstance(exc, UnpackException):
                 raise _unreadable_address(scheduler, exc) from None
@@ -280,6 +283,13 @@ REMOTE_TIMEOUT = 20        # s: a remote scheduler's time to accept the connecti
 # s: a remote scheduler's time to accept the TCP connection (Dask retries a refused one until its timeout: nothing
 # listening at the address held `identify --scheduler tcp://127.0.0.1:1` for the whole 20 s)
 CONNECT_TIMEOUT = 2
+MAX_CONNECT_TIMEOUT = 3600  # s: the longest connect_timeout taken (an hour; 1e308 s overflowed the thread's wait)
+
+
+def _remote_bound(connect_timeout):
+    """Seconds a remote scheduler has to accept the connection and answer Dask's handshake: :data:`REMOTE_TIMEOUT`,
+    or ``connect_timeout`` when longer (a connect timeout of 30 s was cut to the handshake's 20 and said as 30)."""
+    return max(REMOTE_TIMEOUT, connect_timeout)
 
 
 def _handshake_within(address, connect_seconds, seconds):
@@ -294,9 +304,14 @@ def _handshake_within(address, connect_seconds, seconds):
     import threading
 
     from distributed.comm import connect
+    from distributed.security import Security
+
+    # the TLS settings of Dask's configuration, as the Client's own connection takes them (without them a tls://
+    # scheduler was refused, "TLS expects a `ssl_context` argument", where Client() alone connected)
+    arguments = Security().get_connection_args("client")
 
     async def probe():
-        comm = await connect(address, timeout=min(connect_seconds, seconds))
+        comm = await connect(address, timeout=min(connect_seconds, seconds), **arguments)
         comm.abort()
 
     outcome = []
@@ -321,6 +336,16 @@ def _handshake_within(address, connect_seconds, seconds):
         raise outcome[0]
 
 
+def _refuse_tls_unset(scheduler):
+    """SettingsError for a ``tls://`` address when Dask's configuration gives no TLS settings: it was said as a server
+    that "did not answer as a Dask scheduler (TLS expects a `ssl_context` argument …)", nothing having been sent."""
+    from distributed.security import Security
+    if scheduler.startswith("tls://") and Security().get_connection_args("client").get("ssl_context") is None:
+        raise SettingsError(f"scheduler: {shown(scheduler)}: a tls:// scheduler needs the TLS settings of Dask's "
+                            "configuration (distributed.comm.tls.ca-file, .client.cert, .client.key), which are not "
+                            "set; set them, or give a tcp://HOST:PORT address")
+
+
 def _not_dask(scheduler, exc):
     return SettingsError(f"scheduler: {shown(scheduler)} did not answer as a Dask scheduler ({_why(exc)}); give the "
                          "address of one (tcp://HOST:8786), or 'local'")
@@ -341,7 +366,7 @@ def _why(exc, connect_timeout=CONNECT_TIMEOUT):
     its ends when long (Dask's "missing port number in address '…'" repeated a 2 000-character --scheduler whole).
     Dask's "Timed out trying to connect" says the reason of its last try (a refusal) in its cause alone."""
     if isinstance(exc, TimeoutError) and not str(exc):
-        return f"no answer within {REMOTE_TIMEOUT:g} s"
+        return f"no answer within {_remote_bound(connect_timeout):g} s"
     if isinstance(exc, OSError) and str(exc).startswith("Timed out trying to connect"):
         return f"no connection within {connect_timeout:g} s{_last_refusal(exc)}"
     return long_values_shortened(printable(str(exc))) or type(exc).__name__

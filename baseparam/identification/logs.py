@@ -220,8 +220,9 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     read_options : dict, optional
         Keyword arguments of :func:`read_trajectory` for every log (``columns``, ``gains``, …).
     connect_timeout : float
-        Seconds a remote ``scheduler`` has to accept the TCP connection (default 2): nothing listening at
-        the address is refused then, not after Dask's retries.
+        Seconds a remote ``scheduler`` has to accept the TCP connection (default 2, at most 3600): nothing
+        listening at the address is refused then, not after Dask's retries. The handshake's answer is awaited 20 s,
+        or as long when this is longer.
 
     Returns
     -------
@@ -241,7 +242,11 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     workers = check_number(workers, "workers", low=1, high=1024, integer=True, error=SettingsError)
     check_flag(leave_one_out, "leave_one_out")
     check_instance(scheduler, "scheduler", str, "an address or 'local'", allow_none=True, error=SettingsError)
-    connect_timeout = check_number(connect_timeout, "connect_timeout", low=0, strict=True, error=SettingsError)
+    from ._workers import MAX_CONNECT_TIMEOUT, scheduler_named
+    if scheduler is not None:       # before any work: an empty address, 'LOCAL'
+        scheduler = scheduler_named(scheduler)
+    connect_timeout = check_number(connect_timeout, "connect_timeout", low=0, high=MAX_CONNECT_TIMEOUT, strict=True,
+                                   expected=f"seconds > 0, at most {MAX_CONNECT_TIMEOUT}", error=SettingsError)
     check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
