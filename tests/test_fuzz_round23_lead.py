@@ -92,3 +92,29 @@ def test_parquet_twins_holding_the_same_values_are_read():
         _write_parquet(other, {**base, "positions": pa.array(list(shifted))})
         with pytest.raises(DataError, match=r"field q: columns 'q' and 'positions' both hold it, with different"):
             read_trajectory(other, skip_bad_rows=True)
+
+
+@pytest.mark.parametrize("fmt", [repr, "{:g}".format, "{:.6e}".format, lambda v: str(int(round(v * 1000)))])
+def test_a_whole_last_line_without_line_end_reads_silently_and_a_cut_one_warns(fmt, tmp_path):
+    """A log whose last line has no line end was warned about on every read unless its last column was fixed-decimal
+    ('%.4f'): a file joined with '\\n'.join in repr, '%g', '%.6e' or integers is whole; a last value shorter than every
+    earlier one of its column is what a cut leaves ('1.234567e-0' of '1.234567e-05'), and is still warned about."""
+    import warnings
+
+    from baseparam import read_trajectory
+    from baseparam.errors import DataWarning
+
+    rng = np.random.default_rng(5)
+    t = 0.5 + 0.01 * np.arange(40)
+    table = np.column_stack([t, rng.uniform(-1, 1, (40, 2)), rng.uniform(10, 20, (40, 2)) * rng.choice([-1, 1], 2)])
+    lines = ["t,q1,q2,tau1,tau2"] + [",".join([repr(float(row[0]))] + [fmt(float(v)) for v in row[1:]]) for row in table]
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(lines))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_trajectory(path)
+    shortest = min(len(line.rsplit(",", 1)[1]) for line in lines[1:])
+    cut = len(lines[-1].rsplit(",", 1)[1]) - shortest + 1        # the last value one character below the shortest
+    path.write_text("\n".join(lines)[:-cut])
+    with pytest.warns(DataWarning, match=r"log.csv: line 41: the last line has no line end"):
+        read_trajectory(path)

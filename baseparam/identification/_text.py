@@ -235,34 +235,47 @@ def text_lines(text, source):
         raise DataError(f"{source}: empty file (no data lines)")
     # one line alone is a header (refused after this as no data) or a log of one sample (too short for any use)
     if (not ends_with_newline and len(data_idx) > 1 and data_idx[-1] == len(lines) - 1
-            and not _whole_fixed_decimals(lines, data_idx)):
+            and not _last_line_whole(lines, data_idx)):
         warn(f"{source}: line {len(lines)}: the last line has no line end: a log cut off mid-write? its values are "
              "read as they stand", DataWarning)
     return lines, ends_with_newline, data_idx
 
 
-# The last value of a line (after the last delimiter, blanks around it dropped) when written with a decimal point and
-# no exponent: its digits after the point, as a fixed format ('%.4f') writes the same number of them on every line.
-_LAST_FIXED_VALUE = re.compile(r"(?:^|[,;\s])[+-]?\d*\.(\d+)[,;\s]*$")
-_FIXED_LINES_COMPARED = 1000
+# The last value of a line (after the last delimiter, blanks around it dropped), and its digits after a decimal point
+# when written with one and no exponent, as a fixed format ('%.4f') writes the same number of them on every line.
+_LAST_VALUE = re.compile(r"([^,;\s]+)[,;\s]*$")
+_FIXED_DECIMALS = re.compile(r"[+-]?\d*\.(\d+)")
+_LINES_COMPARED = 1000
 
 
-def _whole_fixed_decimals(lines, data_idx):
-    """Whether the last data line, which has no line end, is shown whole by its format: its last value and that of
-    each of the data lines before it (up to 1000, the first, perhaps a header, left out) have the same number of
-    digits after the decimal point. A log killed mid-write is cut anywhere in its last line: inside its last value
-    the line keeps its field count and a shortened number ('0.12' of '0.1234', '-0' of '-0.0231') reads as a valid,
-    wrong sample. A fixed format loses digits, or its point, in any such cut; a free one ('%g', repr) tells nothing,
-    so the line is then read with a warning (text_lines)."""
-    before = data_idx[max(1, len(data_idx) - 1 - _FIXED_LINES_COMPARED):-1]
+def _last_line_whole(lines, data_idx):
+    """Whether the last data line, which has no line end, shows whole by the lines before it (up to 1000 data lines,
+    the first, perhaps a header, left out). A log killed mid-write is cut anywhere in its last line: inside its last
+    value the line keeps its field count and a shortened number ('0.12' of '0.1234', '1.5e-0' of '1.5e-05') reads
+    as a valid, wrong sample. A fixed format ('%.4f': every earlier last value with one count of decimals) loses
+    digits or its point in any such cut; a free one (repr, '%g', integers) is taken as whole unless its last value
+    is shorter than every earlier one (a cut leaves fewer characters than the column's shortest value): a file
+    written without a final newline ('\n'.join) is common, and was warned about on every read."""
+    before = data_idx[max(1, len(data_idx) - 1 - _LINES_COMPARED):-1]
     if not before:
         return False
-    decimals = {_fixed_decimals(lines[i]) for i in (*before, data_idx[-1])}
-    return len(decimals) == 1 and None not in decimals
+    earlier = [_last_value(lines[i]) for i in before]
+    last = _last_value(lines[data_idx[-1]])
+    if last is None or None in earlier:
+        return False
+    decimals = {_fixed_decimals(value) for value in earlier}
+    if len(decimals) == 1 and None not in decimals:
+        return _fixed_decimals(last) in decimals
+    return len(last) >= min(map(len, earlier))
 
 
-def _fixed_decimals(line):
-    found = _LAST_FIXED_VALUE.search(line)
+def _last_value(line):
+    found = _LAST_VALUE.search(line)
+    return None if found is None else found.group(1)
+
+
+def _fixed_decimals(value):
+    found = _FIXED_DECIMALS.fullmatch(value)
     return None if found is None else len(found.group(1))
 
 
