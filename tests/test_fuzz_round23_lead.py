@@ -107,7 +107,8 @@ def test_a_whole_last_line_without_line_end_reads_silently_and_a_cut_one_warns(f
     rng = np.random.default_rng(5)
     t = 0.5 + 0.01 * np.arange(40)
     table = np.column_stack([t, rng.uniform(-1, 1, (40, 2)), rng.uniform(10, 20, (40, 2)) * rng.choice([-1, 1], 2)])
-    lines = ["t,q1,q2,tau1,tau2"] + [",".join([repr(float(row[0]))] + [fmt(float(v)) for v in row[1:]]) for row in table]
+    lines = ["t,q1,q2,tau1,tau2"] + [",".join([repr(float(row[0]))] + [fmt(float(v)) for v in row[1:]])
+                                     for row in table]
     path = tmp_path / "log.csv"
     path.write_text("\n".join(lines))
     with warnings.catch_warnings():
