@@ -119,3 +119,23 @@ def test_a_whole_last_line_without_line_end_reads_silently_and_a_cut_one_warns(f
     path.write_text("\n".join(lines)[:-cut])
     with pytest.warns(DataWarning, match=r"log.csv: line 41: the last line has no line end"):
         read_trajectory(path)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_a_urdf_without_byte_order_mark_beginning_with_blanks_is_read_in_its_encoding(codec, tmp_path):
+    """A URDF in UTF-32 (or UTF-16) without its byte-order mark whose first characters are blanks was read as UTF-8,
+    NUL-riddled, and refused as 'not well-formed XML at line 2': XML's appendix F looks for '<' after them."""
+    import baseparam as bp
+    text = ('<robot name="arm">'
+            '<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+            '</inertial></link>'
+            '<link name="b"><inertial><mass value="2"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+            '</inertial></link>'
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 0.3"/>'
+            '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>\n')
+    plain = tmp_path / "plain.urdf"
+    plain.write_text(text, encoding="utf-8")
+    for blanks in ("", "\n", " \t\r\n  "):
+        path = tmp_path / "encoded.urdf"
+        path.write_bytes((blanks + text).encode(codec))
+        assert bp.load_robot(path) == bp.load_robot(plain)

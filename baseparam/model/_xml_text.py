@@ -17,9 +17,11 @@ from .._checks import not_utf8
 # byte-order marks, UTF-32's before UTF-16's (FF FE 00 00 begins as UTF-16LE's FF FE)
 _MARKS = ((codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF8, "utf-8"),
           (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"))
-# no mark: the first '<' as UTF-32 or UTF-16 write it (expat's reading too; in UTF-8, no '<' has a NUL beside it)
-_UNMARKED = ((b"\x00\x00\x00<", "utf-32-be"), (b"<\x00\x00\x00", "utf-32-le"), (b"\x00<", "utf-16-be"),
-             (b"<\x00", "utf-16-le"))
+# no mark: the first '<' as UTF-32 or UTF-16 write it (expat's reading too; in UTF-8, no '<' has a NUL beside it),
+# after the blanks a file may begin with (XML's S: space, tab, CR, LF), written in the same encoding
+_UNMARKED = ("utf-32-be", "utf-32-le", "utf-16-be", "utf-16-le")
+_BLANKS = " \t\r\n"
+_UNMARKED_SCAN = 4096           # bytes of leading blanks looked through
 _DECLARED = re.compile(r"""<\?xml[ \t\r\n][^>]*?\bencoding[ \t\r\n]*=[ \t\r\n]*(["'])([^"']*)\1""")
 
 
@@ -28,11 +30,22 @@ def xml_encoding(data: bytes):
     for mark, codec in _MARKS:
         if data.startswith(mark):
             return codec, len(mark), False
-    for head, codec in _UNMARKED:
-        if data.startswith(head):
+    for codec in _UNMARKED:
+        if _starts_with_markup(data, codec):
             return codec, 0, False
     declared = _DECLARED.match(data[:1024].decode("latin-1"))   # the declaration: ASCII, the file's first bytes
     return (declared.group(2), 0, True) if declared else ("utf-8", 0, False)
+
+
+def _starts_with_markup(data: bytes, codec: str) -> bool:
+    """Whether ``data`` begins, after blanks, with '<' written in ``codec`` (UTF-16 or UTF-32 without a mark): a
+    file beginning with a newline was read as UTF-8, NUL-riddled, and refused as "not well-formed at line 2"."""
+    width = len("<".encode(codec))
+    blanks = {c.encode(codec) for c in _BLANKS}
+    at = 0
+    while at < _UNMARKED_SCAN and data[at:at + width] in blanks:
+        at += width
+    return data[at:at + width] == "<".encode(codec)
 
 
 def decoded_xml(data: bytes):
