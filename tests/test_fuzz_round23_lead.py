@@ -11,6 +11,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from baseparam.identification.payload import PayloadResult, payload_parameters
+from conftest import ROOT
 
 PSEUDO = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
 
@@ -139,3 +140,31 @@ def test_a_urdf_without_byte_order_mark_beginning_with_blanks_is_read_in_its_enc
         path = tmp_path / "encoded.urdf"
         path.write_bytes((blanks + text).encode(codec))
         assert bp.load_robot(path) == bp.load_robot(plain)
+
+
+def test_a_floating_parquet_log_of_several_episodes_is_refused_naming_them(space, tmp_path):
+    """LeRobot's episode_index in a floating-base Parquet log: several episodes (times starting again at each) were
+    read as one motion (refused as time going backwards, or with skip_bad_rows every later episode dropped); one
+    episode reads as without the column, as the fixed-base reader does."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import baseparam as bp
+    from baseparam.errors import DataError
+    from baseparam.identification.floating_logs import _write_floating_parquet, read_floating
+
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    path = tmp_path / "log.parquet"
+    _write_floating_parquet(space.log, path, [f"joint{k + 1}" for k in range(robot.n_dof)])
+    plain = read_floating(path, robot)
+    table = pq.read_table(path)
+    S = table.num_rows
+    for episodes, refused in ((np.zeros(S, dtype=np.int64), False), (np.arange(S) // (S // 2 + 1), True)):
+        pq.write_table(table.append_column("episode_index", pa.array(episodes)), path)
+        if refused:
+            with pytest.raises(DataError, match=r"log.parquet: column episode_index: 2 episodes \(0, 1\) in one file"):
+                read_floating(path, robot)
+        else:
+            got = read_floating(path, robot)
+            np.testing.assert_array_equal(got.q, plain.q)
+            np.testing.assert_array_equal(got.t, plain.t)

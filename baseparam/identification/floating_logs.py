@@ -27,8 +27,8 @@ from .._validation import ABSURD, check_names, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
-from ._parquet import (_lists, _scalars, bound_values, list_type, metadata, numeric_type, open_parquet,
-                       pyarrow_modules, refuse_repeated_columns)
+from ._parquet import (EPISODE_COLUMN, _lists, _scalars, bound_values, list_type, metadata, numeric_type,
+                       open_parquet, pyarrow_modules, refuse_repeated_columns, refuse_several_episodes)
 from ._columns import refuse_other_order
 from ._parquet_pages import column_chunks
 from ._record import (ABSURD_BOUNDS, MAX_VALUES, _one_line, absurd, beyond_bounds, log_extension, read_as_bag,
@@ -510,7 +510,11 @@ def _read_floating_parquet(path, robot, names):
         # columns, are not the trajectory's values (baseparam's own 340 000-sample log of two contacts was refused)
         read = [c for c in dict.fromkeys(parquet.schema_arrow.names)
                 if c in ("t", *_widths(0)) or (names and c == "wrenches")]
-        bound_values(column_chunks(path, source, same_as=opened), source, set(read), MAX_VALUES)
+        # LeRobot's episode_index too: one file of several episodes (times starting again at each) is refused by
+        # name, as the fixed-base reader refuses it, not read as one motion
+        episodes = {EPISODE_COLUMN} & set(parquet.schema_arrow.names)
+        bound_values(column_chunks(path, source, same_as=opened), source, set(read) | episodes, MAX_VALUES)
+        refuse_several_episodes(parquet, parquet.schema_arrow, source)
         table = parquet.read(columns=read)
     except DataError:
         raise
