@@ -164,6 +164,15 @@ def _indent(data, at):
 
 
 # -- writing ---------------------------------------------------------------------------------------------------
+def unique_name(name, taken) -> str:
+    """``name``, or ``name_2``, ``name_3``, … the first not in ``taken`` (a name a written URDF adds beside its own)."""
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}_{k}"
+    return out
+
+
 def _number(x) -> str:
     return repr(float(x) + 0.0)
 

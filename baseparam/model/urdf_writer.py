@@ -20,7 +20,7 @@ from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
 from .parameters import moved_body
 from .robot import joint_names
-from .urdf_update import _number_list, inertia_element
+from .urdf_update import _number_list, inertia_element, unique_name
 from .._validation import check_robot
 
 
@@ -57,6 +57,17 @@ def check_urdf_gravity(robot):
                             "take 0, 0, -9.81); write the robot as .yaml")
 
 
+def _frame_joint_names(names) -> list:
+    """The fixed joints' names, ``link{k}_frame_joint``, each stepping aside (``_2``, …) of a joint of the robot's
+    so named: a URDF with two joints of one name is refused by its readers (urdfdom, ours)."""
+    taken = set(names)
+    out = []
+    for k in range(1, len(names) + 1):
+        out.append(unique_name(f"link{k}_frame_joint", taken))
+        taken.add(out[-1])
+    return out
+
+
 def robot_to_urdf(robot, bodies) -> str:
     """The URDF text of ``robot`` carrying ``bodies``.
 
@@ -78,6 +89,7 @@ def robot_to_urdf(robot, bodies) -> str:
     models = joint_models(robot)
     afters = [moved_by(robot, m, to_si(robot, m.motion)) for m in models]     # M(offset)·C′: link frame in joint frame
     names = joint_names(robot.joints)
+    frame_joints = _frame_joint_names(names)
     name = robot.name.replace("--", "- -")
     lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "
              "description frame is link{k}_frame -->", f"<robot name={quoteattr(robot.name)}>", '  <link name="base"/>']
@@ -93,7 +105,7 @@ def robot_to_urdf(robot, bodies) -> str:
                   f'    <parent link="{parent}"/><child link="link{k}"/>', f"    {_origin(placement)}",
                   f'    <axis xyz="0 0 1"/>{limit}', "  </joint>",
                   f'  <link name="link{k}_frame"/>',
-                  f'  <joint name="link{k}_frame_joint" type="fixed"><parent link="link{k}"/>'
+                  f'  <joint name={quoteattr(frame_joints[k - 1])} type="fixed"><parent link="link{k}"/>'
                   f'<child link="link{k}_frame"/>{_origin(afters[k - 1])}</joint>']
     lines.append("</robot>")
     return "\n".join(lines) + "\n"
