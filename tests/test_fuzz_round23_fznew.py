@@ -8,6 +8,8 @@ Symbolic equations (JSON and ``--python``) against pinocchio's ``rnea``; MJCF ex
   frame's fixed joint ``link{k}_frame_joint`` whatever the robot's own joint names: a joint already so named gave
   a URDF with two joints of one name, which pinocchio (urdfdom) refuses and our own reader too. The generated
   name now steps aside (``_2``, as the payload's link does in a URDF robot's text).
+- ``robot_to_mjcf`` (``identify --mjcf``) named each body after the URDF link it moves: a link named ``world``
+  (MuJoCo's worldbody) made a file MuJoCo refuses. That body's name now steps aside likewise.
 """
 from __future__ import annotations
 
@@ -73,3 +75,43 @@ def test_payload_robot_out_urdf_of_a_yaml_robot_with_such_names(tmp_path):
                            inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p, covariance=np.zeros((10, 10)),
                            identifiable=list(PSEUDO), rank=10, mode="model", n_samples=1, rmse=np.zeros(2))
     _same_dynamics_as_pinocchio(result.attach(robot), result.robot_text(robot, "urdf"), tmp_path)
+
+
+WORLD_LINK_URDF = """<?xml version="1.0"?>
+<robot name="w">
+  <link name="base"/>
+  <link name="world"><inertial><origin xyz="0.1 0 0.02"/><mass value="1.2"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.015"/></inertial></link>
+  <link name="world_2"><inertial><origin xyz="0 0.1 0"/><mass value="0.7"/>
+    <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.003" iyz="0" izz="0.005"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="world"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="world"/><child link="world_2"/><origin xyz="0.3 0 0" rpy="1.5708 0 0"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def test_mjcf_body_of_a_urdf_link_named_world_loads_in_mujoco(tmp_path):
+    """MuJoCo names its worldbody 'world': a URDF link so named (moved by a joint) was written as a second body
+    'world', and MuJoCo refused the file ("repeated name 'world' in body"). It now steps aside; the dynamics are the
+    URDF's (pinocchio)."""
+    mujoco = pytest.importorskip("mujoco")
+    from baseparam.model.mjcf_writer import robot_to_mjcf
+
+    path = tmp_path / "w.urdf"
+    path.write_text(WORLD_LINK_URDF)
+    robot = bp.load_robot(path)
+    text = robot_to_mjcf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    model = mujoco.MjModel.from_xml_string(text)
+    assert [model.body(b).name for b in range(model.nbody)] == ["world", "world_3", "world_2"]
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    data = mujoco.MjData(model)
+    reference = pin.buildModelFromUrdf(str(path))
+    ref_data = reference.createData()
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        q, qd, qdd = rng.uniform(-2, 2, (3, 2))
+        data.qpos[:], data.qvel[:], data.qacc[:] = q, qd, qdd
+        mujoco.mj_inverse(model, data)
+        np.testing.assert_allclose(data.qfrc_inverse, pin.rnea(reference, ref_data, q, qd, qdd), rtol=0, atol=1e-10)

@@ -28,7 +28,7 @@ from .dh_equivalent import joint_transform
 from .joint_model import joint_models, product, si_readers
 from .robot import joint_names, require_robot
 from .urdf import _origin, _origin_matrix, _Problems
-from .urdf_update import _number, _number_list, link_parts
+from .urdf_update import _number, _number_list, link_parts, unique_name
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
 MUJOCO_MINVAL = 1e-15     # MuJoCo's mjMINVAL: a moving body's mass and each principal moment must exceed it
@@ -148,6 +148,16 @@ def _loadable_moments(robot_name, link, mass, moments):
     return np.array(written)
 
 
+def _body_names(robot, geometry) -> list:
+    """Per joint, its body's name: the link it moves (``link{k}`` for a DH table); a URDF link named ``world``, MuJoCo's
+    name of the worldbody, steps aside (``world_2``, …), as MuJoCo refuses a second body of that name."""
+    if geometry is None:
+        return [f"link{k + 1}" for k in range(robot.n_dof)]
+    links = [geometry[1][k][1][0][0] for k in range(robot.n_dof)]
+    world = unique_name("world", set(links))
+    return [world if link == "world" else link for link in links]
+
+
 # -- the file ---------------------------------------------------------------------------------------------------
 def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=None, note=None) -> str:
     """The MJCF text of ``robot`` carrying ``bodies`` and drives (module notes).
@@ -185,6 +195,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         children.setdefault(joint.parent or 0, []).append(k)
     body_lines = _geoms(geometry[0], folder, meshes, "    ") if geometry is not None else []     # the base's links
     names = joint_names(robot.joints)
+    bodies_named = _body_names(robot, geometry)
 
     def write(k, depth):
         joint, model = robot.joints[k], models[k]
@@ -208,7 +219,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         if np.linalg.det(axes) < 0:
             axes[:, 2] = -axes[:, 2]
         moments = _loadable_moments(robot.name, link, mass, moments)
-        body_lines.append(f"{pad}<body name={quoteattr(link)} {_pose(placement)}>")
+        body_lines.append(f"{pad}<body name={quoteattr(bodies_named[k])} {_pose(placement)}>")
         body_lines.append(f"{pad}  <joint {' '.join(attributes)}/>")
         body_lines.append(f'{pad}  <inertial pos="{_number_list(com)}" quat="{_number_list(_quat(axes))}" '
                           f'mass="{_number(mass)}" diaginertia="{_number_list(moments)}"/>')
