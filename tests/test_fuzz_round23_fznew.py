@@ -10,6 +10,9 @@ Symbolic equations (JSON and ``--python``) against pinocchio's ``rnea``; MJCF ex
   name now steps aside (``_2``, as the payload's link does in a URDF robot's text).
 - ``robot_to_mjcf`` (``identify --mjcf``) named each body after the URDF link it moves: a link named ``world``
   (MuJoCo's worldbody) made a file MuJoCo refuses. That body's name now steps aside likewise.
+- ``robot_to_mjcf``'s meshes: a mirrored mesh (URDF scale -1 along an axis) was written unmirrored and a one-number
+  scale as 1 1 1 (files that load but hold other shapes); an ASCII STL was referenced, which MuJoCo refuses with
+  the whole file. The mirror is kept; the others are left out with a comment.
 """
 from __future__ import annotations
 
@@ -115,3 +118,57 @@ def test_mjcf_body_of_a_urdf_link_named_world_loads_in_mujoco(tmp_path):
         data.qpos[:], data.qvel[:], data.qacc[:] = q, qd, qdd
         mujoco.mj_inverse(model, data)
         np.testing.assert_allclose(data.qfrc_inverse, pin.rnea(reference, ref_data, q, qd, qdd), rtol=0, atol=1e-10)
+
+
+def _tetrahedron_stl(path, binary):
+    """A small tetrahedron as a binary or an ASCII STL."""
+    import struct
+
+    v = np.array([[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]], dtype=float)
+    faces = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    normals = [np.cross(v[b] - v[a], v[c] - v[a]) for a, b, c in faces]
+    if binary:
+        data = b"\0" * 80 + struct.pack("<I", len(faces)) + b"".join(
+            struct.pack("<12fH", *n, *v[a], *v[b], *v[c], 0) for n, (a, b, c) in zip(normals, faces))
+        path.write_bytes(data)
+    else:
+        facets = "".join(f"facet normal {n[0]} {n[1]} {n[2]}\n outer loop\n"
+                         + "".join(f"  vertex {v[i][0]} {v[i][1]} {v[i][2]}\n" for i in (a, b, c))
+                         + " endloop\nendfacet\n" for n, (a, b, c) in zip(normals, faces))
+        path.write_text("solid t\n" + facets + "endsolid t\n")
+
+
+MESH_URDF = """<?xml version="1.0"?>
+<robot name="meshes">
+  <link name="base"/>
+  <link name="l1"><inertial><origin xyz="0.1 0 0"/><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.015"/></inertial>
+    <collision><geometry><mesh filename="binary.stl" scale="-1 1 1"/></geometry></collision>
+    <collision><geometry><mesh filename="binary.stl" scale="0.001"/></geometry></collision>
+    <visual><geometry><mesh filename="ascii.stl"/></geometry></visual>
+    <visual><geometry><mesh filename="binary.stl"/></geometry></visual>
+  </link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def test_mjcf_meshes_mirrored_kept_and_what_mujoco_cannot_read_left_out(tmp_path):
+    """A URDF mesh scaled -1 along an axis (a mirrored link) was written with scale 1 1 1, a file that loads but holds
+    the unmirrored shape; a scale of one number ('0.001') likewise became 1 1 1, a 1000× larger mesh; and an ASCII
+    STL was referenced, so MuJoCo refused the whole file. Now the mirror is kept, the others are left out with a
+    comment, as a .dae is."""
+    mujoco = pytest.importorskip("mujoco")
+    from baseparam.model.mjcf_writer import robot_to_mjcf
+
+    _tetrahedron_stl(tmp_path / "binary.stl", binary=True)
+    _tetrahedron_stl(tmp_path / "ascii.stl", binary=False)
+    path = tmp_path / "meshes.urdf"
+    path.write_text(MESH_URDF)
+    robot = bp.load_robot(path)
+    text = robot_to_mjcf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints],
+                         urdf_folder=tmp_path)
+    model = mujoco.MjModel.from_xml_string(text)
+    assert sorted(map(tuple, model.mesh_scale.tolist())) == [(-1.0, 1.0, 1.0), (1.0, 1.0, 1.0)]
+    assert "mesh ascii.stl: not a binary STL" in text and "scale '0.001' is not 3 non-zero numbers" in text

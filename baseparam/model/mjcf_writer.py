@@ -11,7 +11,8 @@ robot's, in the base frame (``worldbody``).
 A robot read from a URDF keeps its geometry: the ``<visual>`` (group 1, no contacts) and ``<collision>``
 (group 3) elements of the links making each body, boxes, cylinders, spheres and meshes. A mesh is
 referenced by its absolute path when it is found (relative to the URDF's folder, ``package://NAME/…``
-in a folder NAME above it) and is a format MuJoCo reads (STL, OBJ, MSH); otherwise a comment says it
+in a folder NAME above it) and is a format MuJoCo reads (binary STL, OBJ, MSH; its scale as written, a negative
+one mirroring it); otherwise a comment says it
 was left out. We write the tree ourselves rather than through MuJoCo's URDF compiler: that one needs
 every mesh readable (``.dae`` visuals are common) and fuses or drops links by its own rules.
 """
@@ -118,10 +119,39 @@ def _shape(shape, folder, meshes):
             return None, f"mesh {filename} not found: left out"
         if not path.lower().endswith(MESH_FORMATS):
             return None, f"mesh {filename}: MuJoCo reads STL, OBJ and MSH only: left out"
-        scale = floats(shape.get("scale"), 3) or [1.0, 1.0, 1.0]
+        if path.lower().endswith(".stl") and not _binary_stl(path):
+            return None, f"mesh {filename}: not a binary STL, the only STL MuJoCo reads: left out"
+        scale = _mesh_scale(shape.get("scale"))
+        if scale is None:
+            return None, f"mesh {filename}: scale {shape.get('scale')!r} is not 3 non-zero numbers: left out"
         name = meshes.setdefault((path, tuple(scale)), f"mesh{len(meshes) + 1}")     # each file and scale once
         return 'type="mesh"', f' mesh="{name}"'
     return None, f"<{shape.tag}> geometry not written"
+
+
+def _mesh_scale(text):
+    """A URDF mesh's scale (3,) as MuJoCo takes it, or None: absent is 1 1 1; a negative entry mirrors the mesh (a left
+    arm's links from the right arm's files), which MuJoCo's own scale does too, so it is kept — taken as 1 1 1, the
+    mesh was written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
+    if text is None:
+        return [1.0, 1.0, 1.0]
+    try:
+        values = [float(v) for v in text.split()]
+    except ValueError:
+        return None
+    return values if len(values) == 3 and all(math.isfinite(v) and v != 0 for v in values) else None
+
+
+def _binary_stl(path) -> bool:
+    """Whether ``path`` is a binary STL (80-byte header, a triangle count, 50 bytes a triangle): MuJoCo refuses an
+    ASCII one, and with it the whole file that references it."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(84)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return False
+    return len(head) == 84 and size == 84 + 50 * int.from_bytes(head[80:84], "little")
 
 
 def _loadable_moments(robot_name, link, mass, moments):
