@@ -13,6 +13,9 @@ Symbolic equations (JSON and ``--python``) against pinocchio's ``rnea``; MJCF ex
 - ``robot_to_mjcf``'s meshes: a mirrored mesh (URDF scale -1 along an axis) was written unmirrored and a one-number
   scale as 1 1 1 (files that load but hold other shapes); an ASCII STL was referenced, which MuJoCo refuses with
   the whole file. The mirror is kept; the others are left out with a comment.
+- ``robot_to_urdf``'s roll, pitch, yaw folded the roll into the yaw within 1e-12 of |sin pitch| = 1, as at the lock
+  itself: a frame 1e-7 rad off it (a DH twist or offset of 90.00001°) was written turned by about that much, the
+  URDF's torques 1e-6 off (pinocchio). Near the lock the angles are now solved to round-off.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import pytest
 
 import baseparam as bp
 from baseparam.identification.payload import PayloadResult, payload_parameters
+from baseparam.model.robot import joint_names
 from baseparam.model.urdf_writer import robot_to_urdf
 
 pin = pytest.importorskip("pinocchio")
@@ -41,11 +45,11 @@ def _same_dynamics_as_pinocchio(robot, urdf_text, tmp_path):
     """The written URDF loads in pinocchio and in baseparam, with the robot's inverse dynamics, joints by name."""
     model = pin.buildModelFromXML(urdf_text)
     data = model.createData()
-    names = [j.name for j in robot.joints]
+    names = joint_names(robot.joints)
     index = [model.joints[model.getJointId(name)].idx_v for name in names]
     path = tmp_path / "written.urdf"
     path.write_text(urdf_text)
-    again = bp.Model(bp.load_robot(path))
+    again = bp.Model(bp.load_robot(path, exact_angles=False))     # as written (a 1e-7 rad angle is not snapped)
     rng = np.random.default_rng(0)
     for _ in range(4):
         q, qd, qdd = rng.uniform(-2, 2, (3, robot.n_dof))
@@ -172,3 +176,45 @@ def test_mjcf_meshes_mirrored_kept_and_what_mujoco_cannot_read_left_out(tmp_path
     model = mujoco.MjModel.from_xml_string(text)
     assert sorted(map(tuple, model.mesh_scale.tolist())) == [(-1.0, 1.0, 1.0), (1.0, 1.0, 1.0)]
     assert "mesh ascii.stl: not a binary STL" in text and "scale '0.001' is not 3 non-zero numbers" in text
+
+
+BOX = "inertia: [[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.015]]"
+NEAR_LOCK = f"""name: near gimbal lock
+convention: modified
+units: {{length: m, angle: deg}}
+gravity: [0, 0, -9.81]
+joints:
+  - {{type: revolute, alpha: 0, a: 0, d: 0.3, inertia: {{mass: 2, com: [0.1, 0.05, 0], {BOX}}}}}
+  - {{type: prismatic, alpha: 90, a: 0.5, theta: 90.00001, inertia: {{mass: 3, com: [0.2, 0.1, 0.3], {BOX}}}}}
+  - {{type: revolute, alpha: 90, a: 0.2, d: 0.4, offset: 90.00001, inertia: {{mass: 1, com: [0.3, 0.1, 0.2], {BOX}}}}}
+"""
+
+
+def _rotation(roll, pitch, yaw):
+    def axis(k, t):
+        c, s = np.cos(t), np.sin(t)
+        i, j = [(1, 2), (2, 0), (0, 1)][k]
+        R = np.eye(3)
+        R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+        return R
+    return axis(2, yaw) @ axis(1, pitch) @ axis(0, roll)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_urdf_rpy_near_gimbal_lock_gives_the_rotation_back(seed):
+    """Within 1e-12 of |sin pitch| = 1 the roll was folded into the yaw as at the lock itself: a pitch 1e-7 rad off
+    ±90° (a twist of 90.00001°) came back turned by that much, 1e-6 in the written URDF's torques."""
+    from baseparam.model.urdf_writer import _rpy
+
+    rng = np.random.default_rng(seed)
+    off = [1e-6, 1e-7, 1e-8, 1.4e-6][seed % 4]
+    R = _rotation(rng.uniform(-3, 3), rng.choice([-1, 1]) * (np.pi / 2 - off), rng.uniform(-3, 3))
+    np.testing.assert_allclose(_rotation(*_rpy(R)), R, rtol=0, atol=1e-14)
+
+
+def test_urdf_of_a_twist_near_90_degrees_has_the_robots_dynamics(tmp_path):
+    path = tmp_path / "lock.yaml"
+    path.write_text(NEAR_LOCK)
+    robot = bp.load_robot(path)
+    text = robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    _same_dynamics_as_pinocchio(robot, text, tmp_path)

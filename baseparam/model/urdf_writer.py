@@ -25,11 +25,22 @@ from .._validation import check_robot
 
 
 def _rpy(R) -> tuple:
-    """URDF roll, pitch, yaw of a rotation matrix (R = Rz(y)·Ry(p)·Rx(r))."""
-    pitch = math.asin(max(-1.0, min(1.0, -R[2, 0])))
-    if abs(R[2, 0]) < 1.0 - 1e-12:
-        return math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])
-    return 0.0, pitch, math.atan2(-R[0, 1], R[1, 1])      # gimbal lock: roll folded into yaw
+    """URDF roll, pitch, yaw of a rotation matrix (R = Rz(y)·Ry(p)·Rx(r)), to round-off.
+
+    Near the gimbal lock (|sin p| within 1e-6 of 1) asin loses the pitch and cos p the roll and yaw: the pitch is
+    then atan2(sin p, |cos p|), the roll atan2(R21, R22), and the yaw solved from R01 and R11 given that roll and
+    sin p, so that the rotation comes back whatever error the roll has. Folding the roll into the yaw as at the lock
+    itself there turned a frame 1e-7 rad off the lock by that much (a DH twist of 90.00001°)."""
+    sin_pitch = max(-1.0, min(1.0, -R[2, 0]))
+    if abs(sin_pitch) < 1.0 - 1e-6:
+        return math.atan2(R[2, 1], R[2, 2]), math.asin(sin_pitch), math.atan2(R[1, 0], R[0, 0])
+    cos_pitch = math.hypot(R[2, 1], R[2, 2])
+    if cos_pitch <= 1e-15:      # the lock itself, to round-off: only yaw ∓ roll is defined, the roll folded into it
+        return 0.0, math.asin(sin_pitch), math.atan2(-R[0, 1], R[1, 1])
+    roll = math.atan2(R[2, 1], R[2, 2])
+    c, s = math.cos(roll), math.sin(roll)
+    yaw = math.atan2(sin_pitch * s * R[1, 1] - c * R[0, 1], sin_pitch * s * R[0, 1] + c * R[1, 1])
+    return roll, math.atan2(sin_pitch, cos_pitch), yaw
 
 
 def _origin(T) -> str:
