@@ -16,6 +16,9 @@ Symbolic equations (JSON and ``--python``) against pinocchio's ``rnea``; MJCF ex
 - ``robot_to_urdf``'s roll, pitch, yaw folded the roll into the yaw within 1e-12 of |sin pitch| = 1, as at the lock
   itself: a frame 1e-7 rad off it (a DH twist or offset of 90.00001°) was written turned by about that much, the
   URDF's torques 1e-6 off (pinocchio). Near the lock the angles are now solved to round-off.
+- The written comments (URDF writer, MJCF writer, a URDF's ``<inertial>`` notes and the payload's) replaced ``--``
+  by ``- -``, which leaves ``--`` in ``---``: a robot, link or mesh so named gave a file that is no XML. One helper,
+  ``urdf_update.comment_text``, for the four sites.
 """
 from __future__ import annotations
 
@@ -218,3 +221,47 @@ def test_urdf_of_a_twist_near_90_degrees_has_the_robots_dynamics(tmp_path):
     robot = bp.load_robot(path)
     text = robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
     _same_dynamics_as_pinocchio(robot, text, tmp_path)
+
+
+DASHES_URDF = """<?xml version="1.0"?>
+<robot name="dashes">
+  <link name="base"/>
+  <link name="l---1"><inertial><origin xyz="0.1 0 0.02"/><mass value="1.2"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.015"/></inertial>
+    <visual><geometry><mesh filename="part---a.dae"/></geometry></visual></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l---1"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def test_names_with_three_dashes_keep_the_written_comments_xml(tmp_path):
+    """Comments named the robot, a link or a mesh with '--' replaced by '- -', which leaves '--' in '---': the URDF
+    written for a robot so named, the MJCF of a link or mesh so named, and a URDF robot's text with a payload on a
+    link so named were no XML (pinocchio, MuJoCo and our reader refuse them)."""
+    mujoco = pytest.importorskip("mujoco")
+    from baseparam.model.mjcf_writer import robot_to_mjcf
+
+    named = tmp_path / "named.yaml"
+    named.write_text(NEAR_LOCK.replace("name: near gimbal lock", "name: 'arm---3'"))
+    robot = bp.load_robot(named)
+    assert robot.name == "arm---3"
+    text = robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    pin.buildModelFromXML(text)
+
+    path = tmp_path / "dashes.urdf"
+    path.write_text(DASHES_URDF)
+    robot = bp.load_robot(path)
+    text = robot_to_mjcf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints],
+                         note="fit --- prior", urdf_folder=tmp_path)
+    assert mujoco.MjModel.from_xml_string(text).nbody == 2
+
+    mass, com, inertia = 0.8, np.array([0.01, 0.0, 0.05]), np.diag([0.002, 0.003, 0.001])
+    p = payload_parameters(mass, com, inertia)
+    result = PayloadResult(mass=mass, com=com, inertia=inertia, mass_std=0.0, com_std=np.zeros(3),
+                           inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p, covariance=np.zeros((10, 10)),
+                           identifiable=list(PSEUDO), rank=10, mode="model", n_samples=1, rmse=np.zeros(1))
+    written = tmp_path / "loaded.urdf"
+    written.write_text(result.robot_text(robot, "urdf"))
+    assert pin.buildModelFromUrdf(str(written)).inertias[1].mass == pytest.approx(1.2 + 0.8, abs=1e-12)
+    assert bp.load_robot(written).joints[0].inertia.mass == pytest.approx(1.2 + 0.8, abs=1e-12)

@@ -29,7 +29,7 @@ from .dh_equivalent import joint_transform
 from .joint_model import joint_models, product, si_readers
 from .robot import joint_names, require_robot
 from .urdf import _origin, _origin_matrix, _Problems
-from .urdf_update import _number, _number_list, link_parts, unique_name
+from .urdf_update import _number, _number_list, comment_text, link_parts, unique_name
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
 MUJOCO_MINVAL = 1e-15     # MuJoCo's mjMINVAL: a moving body's mass and each principal moment must exceed it
@@ -91,7 +91,7 @@ def _geoms(parts, folder, meshes, indent):
                 placed = T @ _origin_matrix(_origin(item, link, problems, link))
                 size, extra = _shape(shape, folder, meshes)
                 if size is None:
-                    lines.append(f"{indent}<!-- " + f"link {link!r} {kind}: {extra}".replace("--", "- -") + " -->")
+                    lines.append(f"{indent}<!-- " + comment_text(f"link {link!r} {kind}: {extra}") + " -->")
                     continue
                 lines.append(f'{indent}<geom {size}{extra} {_pose(placed)} group="{group}"{contact}/>')
     return lines
@@ -263,7 +263,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         write(k, 0)
     lines = [f"<mujoco model={quoteattr(robot.name)}>"]
     if note:
-        lines.append("  <!-- " + note.replace("--", "- -") + " -->")
+        lines.append("  <!-- " + comment_text(note) + " -->")
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
               f'  <option gravity="{_number_list(robot.gravity_si)}"/>']
     if meshes:

@@ -189,8 +189,14 @@ def inertia_element(inertia, number=_number) -> str:
     return "<inertia " + " ".join(f'{key}="{number(I[i, j])}"' for key, (i, j) in INERTIA_ATTRIBUTES) + "/>"
 
 
+def comment_text(text) -> str:
+    """``text`` as XML comments may hold it: no ``--`` (a space after each dash followed by one; ``str.replace`` of
+    ``--`` left one in ``---``, a name so spelled made the written URDF or MJCF no XML)."""
+    return re.sub(r"-(?=-)", "- ", text)
+
+
 def _comment(text) -> str:
-    return "<!-- " + text.replace("--", "- -").replace("\n", " ") + " -->"
+    return "<!-- " + comment_text(text).replace("\n", " ") + " -->"
 
 
 def _inertial_text(body, comment, indent, newline, step) -> bytes:

@@ -20,7 +20,7 @@ from .dh_equivalent import joint_transform_before, moved_by
 from .joint_model import joint_models, to_si
 from .parameters import moved_body
 from .robot import joint_names
-from .urdf_update import _number_list, inertia_element, unique_name
+from .urdf_update import _number_list, comment_text, inertia_element, unique_name
 from .._validation import check_robot
 
 
@@ -101,7 +101,7 @@ def robot_to_urdf(robot, bodies) -> str:
     afters = [moved_by(robot, m, to_si(robot, m.motion)) for m in models]     # M(offset)·C′: link frame in joint frame
     names = joint_names(robot.joints)
     frame_joints = _frame_joint_names(names)
-    name = robot.name.replace("--", "- -")
+    name = comment_text(robot.name)
     lines = ['<?xml version="1.0"?>', f"<!-- written by baseparam: {name}; joint k moves link{{k}}, whose "
              "description frame is link{k}_frame -->", f"<robot name={quoteattr(robot.name)}>", '  <link name="base"/>']
     for k, (joint, model) in enumerate(zip(robot.joints, models), start=1):
