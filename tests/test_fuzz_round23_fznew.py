@@ -19,8 +19,13 @@ Symbolic equations (JSON and ``--python``) against pinocchio's ``rnea``; MJCF ex
 - The written comments (URDF writer, MJCF writer, a URDF's ``<inertial>`` notes and the payload's) replaced ``--``
   by ``- -``, which leaves ``--`` in ``---``: a robot, link or mesh so named gave a file that is no XML. One helper,
   ``urdf_update.comment_text``, for the four sites.
+- ``robot_to_urdf`` of a floating robot (``payload --robot-out x.urdf`` of a floating YAML robot under standard
+  gravity, ``identify --urdf``) wrote a URDF rooted at a fixed ``base`` link without the base body: a fixed-base
+  robot, silently. Refused in one line (as the MJCF writer does), before any work on the command line.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -265,3 +270,26 @@ def test_names_with_three_dashes_keep_the_written_comments_xml(tmp_path):
     written.write_text(result.robot_text(robot, "urdf"))
     assert pin.buildModelFromUrdf(str(written)).inertias[1].mass == pytest.approx(1.2 + 0.8, abs=1e-12)
     assert bp.load_robot(written).joints[0].inertia.mass == pytest.approx(1.2 + 0.8, abs=1e-12)
+
+
+def test_a_floating_robot_is_not_written_as_a_fixed_urdf(tmp_path):
+    """``payload --robot-out x.urdf`` of a floating YAML robot (gravity -9.81 along z) wrote a URDF rooted at a fixed
+    'base' link, without the base body: read back, a fixed-base robot (another one), without a word. Refused now, in
+    one line, before anything is written; .yaml keeps the floating base."""
+    space = (Path(__file__).resolve().parents[1] / "robots" / "space_robot.yaml").read_text()
+    path = tmp_path / "space.yaml"
+    path.write_text(space.replace("gravity: [0, 0, 0]", "gravity: [0, 0, -9.81]"))
+    robot = bp.load_robot(path)
+    mass, com, inertia = 3.0, np.array([0.1, 0.2, -0.05]), np.diag([0.02, 0.03, 0.025])
+    p = payload_parameters(mass, com, inertia)
+    result = PayloadResult(mass=mass, com=com, inertia=inertia, mass_std=0.0, com_std=np.zeros(3),
+                           inertia_std=np.zeros((3, 3)), parameters=p, unconstrained=p, covariance=np.zeros((10, 10)),
+                           identifiable=list(PSEUDO), rank=10, mode="model", n_samples=1, rmse=np.zeros(6))
+    with pytest.raises(bp.SettingsError, match="floating base cannot be written as a new URDF") as refused:
+        result.robot_text(robot, "urdf")
+    assert "\n" not in str(refused.value)
+    with pytest.raises(bp.SettingsError, match="floating base"):
+        robot_to_urdf(robot, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in robot.joints])
+    again = tmp_path / "loaded.yaml"
+    again.write_text(result.robot_text(robot, "yaml"))
+    assert bp.load_robot(again).is_floating

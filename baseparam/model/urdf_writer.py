@@ -59,10 +59,20 @@ def _repr(value) -> str:
     return repr(float(value))
 
 
+def _refuse_floating(robot):
+    """SettingsError for a floating base: this writer's URDF is rooted at a fixed ``base`` link, so the base body
+    and its free motion were left out, a fixed-base robot written silently (``payload --robot-out x.urdf``)."""
+    if robot.is_floating:
+        raise SettingsError(f"{robot.name}: a floating base cannot be written as a new URDF yet (its base body and "
+                            "free joint would be left out, a fixed robot); write the robot as .yaml")
+
+
 def check_urdf_gravity(robot):
     """SettingsError unless the robot's gravity is (0, 0, -9.81), the one a URDF's readers take (a URDF cannot
-    say another): a model written with another would have other dynamics."""
+    say another): a model written with another would have other dynamics; or when the robot has a floating base,
+    which this writer cannot hold."""
     check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
+    _refuse_floating(robot)
     if tuple(float(g) for g in robot.gravity) != (0.0, 0.0, -9.81):
         raise SettingsError(f"{robot.name}: gravity {list(robot.gravity)} cannot be written in a URDF (its readers "
                             "take 0, 0, -9.81); write the robot as .yaml")
@@ -97,6 +107,7 @@ def robot_to_urdf(robot, bodies) -> str:
     A URDF has no gravity: the file holds the kinematics and the bodies only. A caller that hands the file on
     as the robot's model checks the gravity first (:func:`check_urdf_gravity`).
     """
+    _refuse_floating(robot)
     models = joint_models(robot)
     afters = [moved_by(robot, m, to_si(robot, m.motion)) for m in models]     # M(offset)·C′: link frame in joint frame
     names = joint_names(robot.joints)
