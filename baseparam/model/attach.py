@@ -19,7 +19,7 @@ from xml.sax.saxutils import quoteattr
 from .._numbers import is_real
 from ..errors import ArgumentError, RobotDescriptionError
 from .robot import Inertia, require_robot
-from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia
+from .urdf_update import _inertial_text, _number_list, body_of, link_parts, pseudo_inertia, unique_name
 
 
 def payload_body(robot, mass, com, inertia):
@@ -72,14 +72,6 @@ def with_payload(robot, mass, com, inertia):
     return dataclasses.replace(robot, joints=joints, source=robot.source if robot.from_urdf_text else None)
 
 
-def _unique(name, taken):
-    out, k = name, 1
-    while out in taken:
-        k += 1
-        out = f"{name}_{k}"
-    return out
-
-
 def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     """A URDF robot's text with the payload as a link fixed to the last link (module notes).
 
@@ -102,8 +94,8 @@ def urdf_with_payload(robot, mass, com, inertia, name="payload") -> str:
     text = robot.source
     root = ET.fromstring(text)
     taken = {el.get("name") for el in root.iter() if el.tag in ("link", "joint")}
-    link = _unique(name, taken)
-    joint = _unique(f"{link}_joint", taken | {link})
+    link = unique_name(name, taken)
+    joint = unique_name(f"{link}_joint", taken | {link})
     newline = "\r\n" if "\r\n" in text else "\n"
     inertial = _inertial_text((payload.mass, payload.com, payload.inertia),
                               f"baseparam: payload identified on link '{last_link}'", "    ", newline, "  ").decode()

@@ -11,7 +11,8 @@ robot's, in the base frame (``worldbody``).
 A robot read from a URDF keeps its geometry: the ``<visual>`` (group 1, no contacts) and ``<collision>``
 (group 3) elements of the links making each body, boxes, cylinders, spheres and meshes. A mesh is
 referenced by its absolute path when it is found (relative to the URDF's folder, ``package://NAME/…``
-in a folder NAME above it) and is a format MuJoCo reads (STL, OBJ, MSH); otherwise a comment says it
+in a folder NAME above it) and is a format MuJoCo reads (binary STL, OBJ, MSH; its scale as written, a negative
+one mirroring it); otherwise a comment says it
 was left out. We write the tree ourselves rather than through MuJoCo's URDF compiler: that one needs
 every mesh readable (``.dae`` visuals are common) and fuses or drops links by its own rules.
 """
@@ -28,7 +29,7 @@ from .dh_equivalent import joint_transform
 from .joint_model import joint_models, product, si_readers
 from .robot import joint_names, require_robot
 from .urdf import _origin, _origin_matrix, _Problems
-from .urdf_update import _number, _number_list, link_parts
+from .urdf_update import _number, _number_list, comment_text, link_parts, unique_name
 
 MESH_FORMATS = (".stl", ".obj", ".msh")
 MUJOCO_MINVAL = 1e-15     # MuJoCo's mjMINVAL: a moving body's mass and each principal moment must exceed it
@@ -90,7 +91,7 @@ def _geoms(parts, folder, meshes, indent):
                 placed = T @ _origin_matrix(_origin(item, link, problems, link))
                 size, extra = _shape(shape, folder, meshes)
                 if size is None:
-                    lines.append(f"{indent}<!-- " + f"link {link!r} {kind}: {extra}".replace("--", "- -") + " -->")
+                    lines.append(f"{indent}<!-- " + comment_text(f"link {link!r} {kind}: {extra}") + " -->")
                     continue
                 lines.append(f'{indent}<geom {size}{extra} {_pose(placed)} group="{group}"{contact}/>')
     return lines
@@ -118,10 +119,39 @@ def _shape(shape, folder, meshes):
             return None, f"mesh {filename} not found: left out"
         if not path.lower().endswith(MESH_FORMATS):
             return None, f"mesh {filename}: MuJoCo reads STL, OBJ and MSH only: left out"
-        scale = floats(shape.get("scale"), 3) or [1.0, 1.0, 1.0]
+        if path.lower().endswith(".stl") and not _binary_stl(path):
+            return None, f"mesh {filename}: not a binary STL, the only STL MuJoCo reads: left out"
+        scale = _mesh_scale(shape.get("scale"))
+        if scale is None:
+            return None, f"mesh {filename}: scale {shape.get('scale')!r} is not 3 non-zero numbers: left out"
         name = meshes.setdefault((path, tuple(scale)), f"mesh{len(meshes) + 1}")     # each file and scale once
         return 'type="mesh"', f' mesh="{name}"'
     return None, f"<{shape.tag}> geometry not written"
+
+
+def _mesh_scale(text):
+    """A URDF mesh's scale (3,) as MuJoCo takes it, or None: absent is 1 1 1; a negative entry mirrors the mesh (a left
+    arm's links from the right arm's files), which MuJoCo's own scale does too, so it is kept — taken as 1 1 1, the
+    mesh was written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
+    if text is None:
+        return [1.0, 1.0, 1.0]
+    try:
+        values = [float(v) for v in text.split()]
+    except ValueError:
+        return None
+    return values if len(values) == 3 and all(math.isfinite(v) and v != 0 for v in values) else None
+
+
+def _binary_stl(path) -> bool:
+    """Whether ``path`` is a binary STL (80-byte header, a triangle count, 50 bytes a triangle): MuJoCo refuses an
+    ASCII one, and with it the whole file that references it."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(84)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return False
+    return len(head) == 84 and size == 84 + 50 * int.from_bytes(head[80:84], "little")
 
 
 def _loadable_moments(robot_name, link, mass, moments):
@@ -146,6 +176,16 @@ def _loadable_moments(robot_name, link, mass, moments):
     if over > 0:
         written[2] = written[0] + written[1]
     return np.array(written)
+
+
+def _body_names(robot, geometry) -> list:
+    """Per joint, its body's name: the link it moves (``link{k}`` for a DH table); a URDF link named ``world``, MuJoCo's
+    name of the worldbody, steps aside (``world_2``, …), as MuJoCo refuses a second body of that name."""
+    if geometry is None:
+        return [f"link{k + 1}" for k in range(robot.n_dof)]
+    links = [geometry[1][k][1][0][0] for k in range(robot.n_dof)]
+    world = unique_name("world", set(links))
+    return [world if link == "world" else link for link in links]
 
 
 # -- the file ---------------------------------------------------------------------------------------------------
@@ -185,6 +225,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         children.setdefault(joint.parent or 0, []).append(k)
     body_lines = _geoms(geometry[0], folder, meshes, "    ") if geometry is not None else []     # the base's links
     names = joint_names(robot.joints)
+    bodies_named = _body_names(robot, geometry)
 
     def write(k, depth):
         joint, model = robot.joints[k], models[k]
@@ -208,7 +249,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         if np.linalg.det(axes) < 0:
             axes[:, 2] = -axes[:, 2]
         moments = _loadable_moments(robot.name, link, mass, moments)
-        body_lines.append(f"{pad}<body name={quoteattr(link)} {_pose(placement)}>")
+        body_lines.append(f"{pad}<body name={quoteattr(bodies_named[k])} {_pose(placement)}>")
         body_lines.append(f"{pad}  <joint {' '.join(attributes)}/>")
         body_lines.append(f'{pad}  <inertial pos="{_number_list(com)}" quat="{_number_list(_quat(axes))}" '
                           f'mass="{_number(mass)}" diaginertia="{_number_list(moments)}"/>')
@@ -222,7 +263,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
         write(k, 0)
     lines = [f"<mujoco model={quoteattr(robot.name)}>"]
     if note:
-        lines.append("  <!-- " + note.replace("--", "- -") + " -->")
+        lines.append("  <!-- " + comment_text(note) + " -->")
     lines += ['  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
               f'  <option gravity="{_number_list(robot.gravity_si)}"/>']
     if meshes:

@@ -164,6 +164,15 @@ def _indent(data, at):
 
 
 # -- writing ---------------------------------------------------------------------------------------------------
+def unique_name(name, taken) -> str:
+    """``name``, or ``name_2``, ``name_3``, … the first not in ``taken`` (a name a written URDF adds beside its own)."""
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}_{k}"
+    return out
+
+
 def _number(x) -> str:
     return repr(float(x) + 0.0)
 
@@ -180,8 +189,14 @@ def inertia_element(inertia, number=_number) -> str:
     return "<inertia " + " ".join(f'{key}="{number(I[i, j])}"' for key, (i, j) in INERTIA_ATTRIBUTES) + "/>"
 
 
+def comment_text(text) -> str:
+    """``text`` as XML comments may hold it: no ``--`` (a space after each dash followed by one; ``str.replace`` of
+    ``--`` left one in ``---``, a name so spelled made the written URDF or MJCF no XML)."""
+    return re.sub(r"-(?=-)", "- ", text)
+
+
 def _comment(text) -> str:
-    return "<!-- " + text.replace("--", "- -").replace("\n", " ") + " -->"
+    return "<!-- " + comment_text(text).replace("\n", " ") + " -->"
 
 
 def _inertial_text(body, comment, indent, newline, step) -> bytes:
