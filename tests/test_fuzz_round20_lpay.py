@@ -160,7 +160,7 @@ def test_vendor_formats_are_plain_floats_without_negative_zero():
         assert all(type(x) is float for x in numbers), doc
         assert not any(x == 0 and math.copysign(1.0, x) < 0 for x in numbers), doc
     kuka = result.to_vendor("kuka")
-    assert (kuka["M"], kuka["X"], kuka["Y"], kuka["Z"]) == (2.0, 0.0, 0.0, 0.1)
+    assert (kuka["M"], kuka["X"], kuka["Y"], kuka["Z"]) == (2.0, 0.0, 0.0, 100.0)        # mm
     assert sorted((kuka["JX"], kuka["JY"], kuka["JZ"])) == pytest.approx([0.01, 0.02, 0.03])
 
 

@@ -119,7 +119,7 @@ def test_vendor_formats_read_back():
     A, B, C = np.radians([k["A"], k["B"], k["C"]])
     R = (pin.rpy.rpyToMatrix(0, 0, A) @ pin.rpy.rpyToMatrix(0, B, 0) @ pin.rpy.rpyToMatrix(C, 0, 0))
     assert np.allclose(R @ np.diag([k["JX"], k["JY"], k["JZ"]]) @ R.T, I, atol=1e-12)
-    assert np.allclose([k["X"], k["Y"], k["Z"]], c) and k["M"] == 2.5
+    assert np.allclose([k["X"], k["Y"], k["Z"]], 1e3 * c) and k["M"] == 2.5         # KUKA's centre in mm
     f = r.to_vendor("franka")
     assert np.allclose(np.reshape(f["I_load"], (3, 3), order="F"), I) and np.allclose(f["F_x_Cload"], c)
     u = r.to_vendor("ur")

@@ -51,7 +51,7 @@ def _check_vendors(vendors, expected):
     A, B, C = np.radians([kuka["A"], kuka["B"], kuka["C"]])
     R = pin.rpy.rpyToMatrix(0, 0, A) @ pin.rpy.rpyToMatrix(0, B, 0) @ pin.rpy.rpyToMatrix(C, 0, 0)
     assert np.allclose(R @ np.diag([kuka["JX"], kuka["JY"], kuka["JZ"]]) @ R.T, I, atol=1e-12)
-    assert np.allclose([kuka["X"], kuka["Y"], kuka["Z"]], expected.lever, atol=1e-9)
+    assert np.allclose([kuka["X"], kuka["Y"], kuka["Z"]], 1e3 * expected.lever, atol=1e-6)     # mm
 
 
 @needs_ur10

@@ -216,7 +216,7 @@ class PayloadResult:
         return "\n".join(lines)
 
     def to_vendor(self, vendor, flange=None):
-        """The payload in a controller's format (SI; lengths in m, KUKA's angles in degrees).
+        """The payload in a controller's format, in its units: SI, but KUKA's centre in mm and angles in degrees.
 
         In the last link's frame by default (for the UR10e description, DH frame 6 = the flange ``tool0``); a
         controller whose flange frame is another (a Panda's DH frame 7 is 0.107 m short of its flange; a URDF's
@@ -226,8 +226,8 @@ class PayloadResult:
         ----------
         vendor : {'ur', 'kuka', 'franka'}
             'ur': ``set_target_payload(mass, cog, inertia)`` with inertia [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]
-            about the centre of gravity; 'kuka': load data M, X Y Z, A B C (the principal axes as
-            rotations about Z, Y', X'') and JX JY JZ about them; 'franka': ``m_load``, ``F_x_Cload``,
+            about the centre of gravity; 'kuka': load data M (kg), X Y Z (mm), A B C (degrees: the principal axes as
+            rotations about Z, Y', X'') and JX JY JZ (kg·m²) about them; 'franka': ``m_load``, ``F_x_Cload``,
             ``I_load`` (the 3×3 tensor column-major, 9 numbers).
         flange : str or sequence of 6 floats, optional
             The controller's flange frame in the last link's: a link of :attr:`robot`'s URDF fixed to the last
@@ -269,7 +269,8 @@ class PayloadResult:
         # R = Rz(A) Ry(B) Rx(C): the principal axes in the link frame, |B| ≤ 63° (no gimbal lock: see above)
         B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
         A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
-        return {"M": self.mass, "X": com[0], "Y": com[1], "Z": com[2],
+        # KUKA's load data ($LOAD, the load data determination's output) give the centre in mm
+        return {"M": self.mass, "X": 1e3 * com[0], "Y": 1e3 * com[1], "Z": 1e3 * com[2],
                 "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
                 "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
 
