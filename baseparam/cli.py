@@ -1567,6 +1567,28 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
             f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
 
 
+def _excite_budget(text, starts, workers, payload_design):
+    """``excite``'s (time_budget, starts) for design_excitation from ``--time-budget S|none`` and ``--starts``.
+
+    Left out, the budget is ``_defaults.TIME_BUDGET`` (none for the wide payload design, whose refinement cut short
+    depends on timing) and the starts those of no budget, so that a search ending before it gives the design of no
+    budget to the bit; given, the library's defaults apply (with a budget, as many starts as fit)."""
+    from .excitation import _defaults
+    if not _given("time_budget"):
+        if payload_design == "wide":
+            return None, starts
+        from ._validation import check_workers
+        from .excitation._search import default_starts
+        return _defaults.TIME_BUDGET, default_starts(check_workers(workers)) if starts is None else starts
+    budget = _parsed(text, "--time-budget", lambda text: None if text.strip().lower() == "none" else _plain(text),
+                     "a number of seconds or 'none'")
+    from .excitation.design import MAX_TIME_BUDGET
+    if budget is not None and budget > MAX_TIME_BUDGET:     # the library's "leave it out" is the default budget here
+        raise click.BadParameter(f"{budget:g} s is beyond {MAX_TIME_BUDGET:g} s (31 years): give none for no budget",
+                                 param_hint="--time-budget")
+    return budget, starts
+
+
 @main.command()
 @click.argument("robot_file", type=_Path(dir_okay=False))
 @click.option("--period", default=_excite_default("PERIOD"), show_default="14", type=_Float(), metavar="S",
@@ -1588,12 +1610,12 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
 @click.option("--starts", type=_Int(), help="Number of starts of the search (default: 4 per worker, at least 8; with "
-                                        "--time-budget, as many as fit).")
+                                        "a --time-budget given, as many as fit).")
 @click.option("--workers", type=_Int(),
               help="Parallel worker processes (default 1: this process; -1: one per usable core).")
-@click.option("--time-budget", type=_Float(), metavar="S",
+@click.option("--time-budget", metavar="S|none",        # 60: _defaults.TIME_BUDGET, checked by the tests
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
-                   "reproduces the result).")
+                   "reproduces the result); none: no budget. Default: 60 (none with --payload-design wide).")
 @click.option("--seed", default=0, show_default=True, type=_Int(), help="Same seed and settings → same trajectory.")
 @click.option("--payload", is_flag=True,
               help="Design for identifying a payload on the last link (model known): only the last joints move, the "
@@ -1648,6 +1670,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     from .model.robot import require_fixed_base
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close, inputs=inputs):
+        time_budget, starts = _excite_budget(time_budget, starts, workers, payload_design)
         robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,

@@ -1,0 +1,92 @@
+"""Round 23 (lcl3): last stop's command-line leftovers (issues 28, 25), each fixed at its root."""
+
+import pytest
+from click.testing import CliRunner
+
+from baseparam.cli import main
+from conftest import ROOT, one_line
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+LIMITS = "joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n  - {q: [-2.5, 2.5], qd: 2.5}\n"
+SMALL = ["--period", "2", "--harmonics", "2", "--rate", "20"]
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture()
+def limits(tmp_path):
+    path = tmp_path / "limits.yaml"
+    path.write_text(LIMITS)
+    return path
+
+
+@pytest.fixture()
+def asked(monkeypatch):
+    """The keyword arguments `excite` passes to design_excitation (the design itself not run)."""
+    from baseparam.errors import ArgumentError
+    from baseparam.excitation import design
+    seen = {}
+
+    def spy(robot, **options):
+        seen.update(options)
+        raise ArgumentError("spied")
+    monkeypatch.setattr(design, "design_excitation", spy)
+    return seen
+
+
+def _asked_for(asked, limits, *args):
+    result = _run("excite", PLANAR, "--limits", limits, *SMALL, *args)
+    one_line(result, "spied")
+    return asked["time_budget"], asked["starts"]
+
+
+# 1. `excite` had no default time budget: kuka_lwr4.urdf ran 31.9 s with its defaults, ur10e.urdf 121 s under load.
+# Left out, the budget is now 60 s with the starts of no budget (a search ending before it: the same design).
+@pytest.mark.parametrize("args, expected", [
+    ((), (60.0, 8)),
+    (("--workers", "3"), (60.0, 12)),
+    (("--starts", "5"), (60.0, 5)),
+    (("--time-budget", "none"), (None, None)),
+    (("--time-budget", "None", "--starts", "2"), (None, 2)),
+    (("--time-budget", "5"), (5.0, None)),
+])
+def test_excite_has_a_default_time_budget_keeping_the_starts_of_no_budget(asked, limits, args, expected):
+    assert _asked_for(asked, limits, *args) == expected
+
+
+def test_the_default_budget_is_the_one_documented(limits):
+    from baseparam.excitation import _defaults
+    assert _defaults.TIME_BUDGET == 60.0
+    text = " ".join(_run("excite", "--help").output.split())
+    assert "none: no budget. Default: 60 (none with --payload-design wide)." in text
+
+
+def test_the_wide_payload_design_keeps_no_default_budget(asked, limits):
+    """Its L-BFGS cut short by a budget gives a design that depends on timing: no budget unless one is given."""
+    assert _asked_for(asked, limits, "--payload", "--payload-design", "wide") == (None, None)
+    assert _asked_for(asked, limits, "--payload", "--payload-design", "wide", "--time-budget", "90") == (90.0, None)
+
+
+@pytest.mark.parametrize("budget", ["inf", "1e308"])
+def test_a_budget_beyond_any_run_tells_how_to_give_none(limits, budget):
+    """The library's "leave it out for no budget" is, on the command line, the default budget: say `none`."""
+    one_line(_run("excite", PLANAR, "--limits", limits, *SMALL, "--time-budget", budget),
+             "--time-budget", "beyond 1e+09 s", "give none for no budget")
+
+
+def test_a_budget_neither_a_number_nor_none_is_one_line(limits):
+    one_line(_run("excite", PLANAR, "--limits", limits, *SMALL, "--time-budget", "soon"),
+             "--time-budget", "a number of seconds or 'none'", "'soon'")
+
+
+def test_the_default_budget_gives_the_design_of_no_budget(limits, tmp_path):
+    """A search that ends before the default budget writes the trajectory it wrote with none, to the byte."""
+    written = []
+    for name, args in (("default", ()), ("none", ("--time-budget", "none"))):
+        out = tmp_path / f"{name}.csv"
+        result = _run("excite", PLANAR, "--limits", limits, *SMALL, "--starts", "2", *args, "--out", out)
+        assert result.exit_code == 0, result.output
+        written.append(out.read_bytes())
+    assert written[0] == written[1]
