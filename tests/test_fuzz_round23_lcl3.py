@@ -90,3 +90,29 @@ def test_the_default_budget_gives_the_design_of_no_budget(limits, tmp_path):
         assert result.exit_code == 0, result.output
         written.append(out.read_bytes())
     assert written[0] == written[1]
+
+
+# 2. `identify --connect-timeout S` without --scheduler (or with --scheduler local, a cluster of the run's own) was
+# taken and ignored in silence: it times the connection to a remote scheduler only. The command line's refusal came
+# with main's 2d9b308c (tests/test_review_round23_rv.py); identify_logs(connect_timeout=5) took it in silence too.
+def _log(tmp_path):
+    import numpy as np
+    t = np.arange(200) * 0.01
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    log = tmp_path / "sine.csv"
+    np.savetxt(log, np.hstack([t[:, None], q, q]), delimiter=",", header="t,q1,q2,q3,tau1,tau2,tau3", comments="")
+    return log
+
+
+def test_a_connect_timeout_left_out_changes_nothing(tmp_path):
+    result = _run("identify", PLANAR, _log(tmp_path))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("scheduler", [None, "local", " Local "])
+def test_the_library_refuses_a_connect_timeout_it_would_not_use(tmp_path, scheduler):
+    import baseparam as bp
+    robot = bp.load_robot(PLANAR)
+    with pytest.raises(bp.SettingsError, match=r"^connect_timeout: times the connection to a scheduler's address, "
+                                               r"and .*; leave it out$"):
+        bp.identify_logs(robot, [_log(tmp_path)], scheduler=scheduler, connect_timeout=5)
