@@ -116,3 +116,52 @@ def test_the_library_refuses_a_connect_timeout_it_would_not_use(tmp_path, schedu
     with pytest.raises(bp.SettingsError, match=r"^connect_timeout: times the connection to a scheduler's address, "
                                                r"and .*; leave it out$"):
         bp.identify_logs(robot, [_log(tmp_path)], scheduler=scheduler, connect_timeout=5)
+
+
+# 3. `excite --noise` without --payload suggested --payload-design wide, which needs --payload too; the wide design's
+# budget warning said "the time budget ended before the first start finished" when the start search's 30 % share of
+# it had run out, the refinement still to come.
+@pytest.mark.parametrize("criterion", ["cond", "dopt"])
+def test_noise_without_a_payload_names_the_payload_design(limits, criterion):
+    result = _run("excite", PLANAR, "--limits", limits, *SMALL, "--criterion", criterion, "--noise", "1,1,1")
+    one_line(result, "--noise: weights the rows of a payload design only (--payload, with --criterion inertia or "
+                     "--payload-design wide); leave it out")
+
+
+def test_noise_with_a_payload_design_of_another_criterion_is_said_as_before():
+    import baseparam as bp
+    from test_excite_payload import QUICK, RRR_LIMITS
+    with pytest.raises(bp.ArgumentError, match=r"^noise: only criterion='inertia' weights rows by it \(criterion="
+                                               r"'dopt'\), or payload_design='wide'$"):
+        bp.design_excitation(bp.load_robot(PLANAR), limits=RRR_LIMITS, criterion="dopt", payload=True,
+                             noise=[1.0, 1.0, 1.0], **QUICK)
+
+
+@pytest.fixture()
+def cut_short(monkeypatch):
+    """The wide design with its start search's first start and its L-BFGS taken as ended by the budget (no clock:
+    the outcomes are marked so), 5 iterations."""
+    from dataclasses import replace
+
+    from baseparam.excitation import _payload_feasible, design
+    real_search, real_refine = design.search, design.refine
+    monkeypatch.setattr(_payload_feasible, "ITERATIONS", 5)
+    monkeypatch.setattr(design, "search", lambda *a, **k: replace(real_search(*a, **k), counted=0))
+    monkeypatch.setattr(design, "refine", lambda *a, **k: replace(real_refine(*a, **k), complete=False))
+
+
+def test_the_wide_design_s_budget_warnings_say_what_ended_and_what_to_do(cut_short, tmp_path):
+    import json
+    from test_excite_payload import ISSUE_LIMITS, KUKA
+    limits = tmp_path / "limits.yaml"
+    limits.write_text(json.dumps(ISSUE_LIMITS))
+    result = _run("excite", KUKA, "--limits", limits, "--payload", "--payload-design", "wide", "--period", "4",
+                  "--harmonics", "16", "--rate", "50", "--starts", "1", "--time-budget", "500")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("baseparam: warning:")]
+    assert len(warnings) == 2, result.output
+    assert "the wide design's start search, given 30% of the time budget (" in warnings[0]
+    assert " of 500 s), ended before its first start finished: the refinement starts from that start's best point " \
+           "so far, so the design depends on timing; give a larger --time-budget, or none" in warnings[0]
+    assert "the time budget (500 s) ended the wide design's L-BFGS after 5 of its 5 iterations: the design depends " \
+           "on timing; give a larger --time-budget, or none" in warnings[1]
