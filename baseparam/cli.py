@@ -1554,8 +1554,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
+        from .projection.symbolic import numeric_if_no_length, parse_symbols
+        symbolic = numeric_if_no_length(robot, symbolic)
         if symbolic is not None:     # the lengths named, before the projection (a URDF's refused after 2 s of it)
-            from .projection.symbolic import parse_symbols
             parse_symbols(robot, symbolic)
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()

@@ -165,3 +165,64 @@ def test_the_wide_design_s_budget_warnings_say_what_ended_and_what_to_do(cut_sho
            "so far, so the design depends on timing; give a larger --time-budget, or none" in warnings[0]
     assert "the time budget (500 s) ended the wide design's L-BFGS after 5 of its 5 iterations: the design depends " \
            "on timing; give a larger --time-budget, or none" in warnings[1]
+
+
+# 4. `equations --symbolic all` (bp.equations(symbolic='all')) on a robot whose constant DH lengths are all zero was
+# refused ("the robot has no non-zero DH length"): the closed form in no symbol is the numeric one, now given with a
+# DescriptionWarning saying so.
+ZERO_LENGTHS = """name: zero lengths
+convention: standard
+units: {length: m, angle: deg}
+joints:
+  - {type: revolute, a: 0, d: 0, alpha: 90}
+  - {type: revolute, a: 0, d: 0, alpha: -90}
+  - {type: prismatic, a: 0, theta: 90, alpha: 0}
+"""
+
+
+@pytest.fixture()
+def zero_lengths(tmp_path):
+    path = tmp_path / "zero.yaml"
+    path.write_text(ZERO_LENGTHS)
+    return path
+
+
+@pytest.mark.parametrize("symbolic", ["all", ["all"], ("all",)])
+def test_symbolic_all_without_a_length_gives_the_numeric_equations_with_a_note(zero_lengths, symbolic):
+    import baseparam as bp
+    robot = bp.load_robot(zero_lengths)
+    numeric = bp.equations(robot)
+    for given in (robot, bp.find_base_parameters(robot)):
+        with pytest.warns(bp.errors.DescriptionWarning, match=r"^zero lengths: symbolic=all: every constant DH length "
+                                                              r"is 0, so none is kept as a symbol: the equations are "
+                                                              r"the numeric ones$"):
+            eq = bp.equations(given, symbolic=symbolic)
+        assert eq.to_dict() == numeric.to_dict() and eq.python_source() == numeric.python_source()
+
+
+def test_equations_cli_symbolic_all_without_a_length(zero_lengths, tmp_path):
+    outputs = []
+    for name, args in (("symbolic", ("--symbolic", "all")), ("numeric", ())):
+        out = tmp_path / f"{name}.json"
+        result = _run("equations", zero_lengths, *args, "--json", out)
+        assert result.exit_code == 0, result.output
+        outputs.append(out.read_bytes())
+        warned = "warning: zero lengths: --symbolic all: every constant DH length is 0" in result.output
+        assert warned == (name == "symbolic"), result.output
+    assert outputs[0] == outputs[1]
+
+
+def test_a_zero_length_named_stays_a_symbol_and_find_keeps_its_refusal(zero_lengths):
+    """Only 'all' with nothing to keep changes: a named zero length stays a symbol; find's symbolic base set (whose
+    output is the symbols' regroupings and special values) keeps its refusal."""
+    import warnings
+
+    import baseparam as bp
+    from baseparam.projection.symbolic import find_symbolic_base_parameters
+    robot = bp.load_robot(zero_lengths)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eq = bp.equations(robot, symbolic="a2")
+    assert "a2" in str(eq.to_dict())
+    with pytest.raises(bp.ArgumentError, match="symbolic=all: the robot has no non-zero DH length"):
+        find_symbolic_base_parameters(robot, "all")

@@ -270,7 +270,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     seed : int
     symbolic : str or sequence of str, optional
         Named DH lengths (``"a2,d4"``, ``"all"``: as ``find --symbolic``) kept as symbols (m): the
-        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`).
+        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`). ``"all"``
+        on a robot whose constant lengths are all 0: the numeric equations, with a DescriptionWarning.
     max_terms : int
         Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
         (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
@@ -286,6 +287,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..model.robot import Robot, require_fixed_base
     from ..model.value import agreeing_parameterization
     from ..projection.base_set import BaseParameters, find_base_parameters
+    from ..projection.symbolic import numeric_if_no_length, parse_symbols
     from ._routines import operation_counts, routines
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
@@ -296,8 +298,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         refuse_unresolved(base_or_robot, **EXPORTED)       # before the projection, not after its whole work
+        symbolic = numeric_if_no_length(base_or_robot, symbolic)
         if symbolic is not None:        # the names checked before the projection, not after its whole work
-            from ..projection.symbolic import parse_symbols
             parse_symbols(base_or_robot, symbolic)
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)
     elif isinstance(base_or_robot, BaseParameters):
@@ -306,6 +308,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                                   "the base set gives it: leave parameters out")
         require_fixed_base(base.robot, "equations")
         refuse_unresolved(base.robot, **EXPORTED)
+        symbolic = numeric_if_no_length(base.robot, symbolic)
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
