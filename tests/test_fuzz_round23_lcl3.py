@@ -226,3 +226,42 @@ def test_a_zero_length_named_stays_a_symbol_and_find_keeps_its_refusal(zero_leng
     assert "a2" in str(eq.to_dict())
     with pytest.raises(bp.ArgumentError, match="symbolic=all: the robot has no non-zero DH length"):
         find_symbolic_base_parameters(robot, "all")
+
+
+# 5. `equations` on a 7-joint arm (robots/kuka_lwr4.yaml) took 24-44 s: it printed the same equations up to four
+# times, each printer ordering every sum again, and the check's Python module was printed again for --python.
+# Now each sum's order is computed once for every printer and the module is kept; the text is the same to the byte.
+@pytest.fixture(scope="module")
+def puma_equations():
+    import baseparam as bp
+    from baseparam.codegen.equations import equations
+    return equations(bp.load_robot(ROOT / "robots" / "puma560.yaml"))
+
+
+def test_the_shared_printers_print_as_sympy_s_own(puma_equations):
+    import sympy
+
+    eq = puma_equations
+    names = eq._latex_names()
+    assert eq.to_dict()["tau"] == [str(e) for e in eq.tau]
+    assert [f"{names[s]} = {sympy.latex(eq.constants[s])}" for s in eq.symbols] == eq.constants_latex()
+    rows = [rf"\tau_{{{i + 1}}} &= {sympy.latex(e, symbol_names=names)}" for i, e in enumerate(eq.tau)]
+    assert eq.latex() == "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
+    source = eq.python_source()
+    for i, e in enumerate(eq.tau):
+        assert f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})\n" in source
+
+
+def test_the_check_s_python_module_is_kept_for_python_source(monkeypatch):
+    """equations() prints the module for its check; python_source() (--python) returns it, not printed again."""
+    import baseparam as bp
+    from baseparam.codegen import _shared_order
+    from baseparam.codegen.equations import equations
+
+    printed = []
+    real = _shared_order.python
+    monkeypatch.setattr(_shared_order, "python", lambda *a, **k: printed.append(1) or real(*a, **k))
+    eq = equations(bp.load_robot(PLANAR))
+    assert len(printed) == 3 and eq.max_error is not None
+    first = eq.python_source()
+    assert eq.python_source() is first and len(printed) == 3
