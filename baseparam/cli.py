@@ -1126,6 +1126,9 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     cutoff_hz = _number_or_none(cutoff, "--cutoff")
     if cutoff_hz is None:
         _refuse_given({"filter_order"}, f"the order of the low-pass filter, and --cutoff {cutoff} asks for none")
+        # taken and ignored in silence before, as --connect-timeout without --scheduler
+        _refuse_given({"filter_friction"}, f"whether the friction columns get the torque's low-pass, and --cutoff "
+                                           f"{cutoff} asks for none")
     try:
         return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or
                                                                        False),

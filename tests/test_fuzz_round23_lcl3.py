@@ -265,3 +265,16 @@ def test_the_check_s_python_module_is_kept_for_python_source(monkeypatch):
     assert len(printed) == 3 and eq.max_error is not None
     first = eq.python_source()
     assert eq.python_source() is first and len(printed) == 3
+
+
+# Same class (an option whose companion is missing, taken and ignored): `identify --no-filter-friction --cutoff none`
+# asked the friction columns to skip a low-pass that no column gets.
+@pytest.mark.parametrize("flag", ["--no-filter-friction", "--filter-friction"])
+def test_filter_friction_without_a_low_pass_is_refused(tmp_path, flag):
+    one_line(_run("identify", PLANAR, _log(tmp_path), "--cutoff", "none", flag),
+             "--filter-friction/--no-filter-friction: whether the friction columns get the torque's low-pass, and "
+             "--cutoff none asks for none; leave it out")
+
+
+def test_filter_friction_with_a_low_pass_is_taken(tmp_path):
+    assert _run("identify", PLANAR, _log(tmp_path), "--no-filter-friction").exit_code == 0
