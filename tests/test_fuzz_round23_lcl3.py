@@ -1,25 +1,20 @@
 """Round 23 (lcl3): last stop's command-line leftovers (issues 28, 25), each fixed at its root."""
 
 import pytest
-from click.testing import CliRunner
 
-from baseparam.cli import main
 from conftest import ROOT, one_line
+# the command-line runner, the planar arm's limits and a sine log of the earlier CLI tests
+from test_excite_cli import LIMITS, run as _run
+from test_fuzz_round22_lcl2 import _sine_log as _log
 
 PLANAR = ROOT / "robots" / "planar_rrr.yaml"
-LIMITS = "joints:\n  - {q: [-2, 2.5], qd: 1.5, qdd: 6}\n  - {q: [-1.5, 1.5], qd: 2}\n  - {q: [-2.5, 2.5], qd: 2.5}\n"
 SMALL = ["--period", "2", "--harmonics", "2", "--rate", "20"]
-
-
-def _run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture()
 def limits(tmp_path):
-    path = tmp_path / "limits.yaml"
-    path.write_text(LIMITS)
-    return path
+    (tmp_path / "limits.yaml").write_text(LIMITS)
+    return tmp_path / "limits.yaml"
 
 
 @pytest.fixture()
@@ -95,15 +90,6 @@ def test_the_default_budget_gives_the_design_of_no_budget(limits, tmp_path):
 # 2. `identify --connect-timeout S` without --scheduler (or with --scheduler local, a cluster of the run's own) was
 # taken and ignored in silence: it times the connection to a remote scheduler only. The command line's refusal came
 # with main's 2d9b308c (tests/test_review_round23_rv.py); identify_logs(connect_timeout=5) took it in silence too.
-def _log(tmp_path):
-    import numpy as np
-    t = np.arange(200) * 0.01
-    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
-    log = tmp_path / "sine.csv"
-    np.savetxt(log, np.hstack([t[:, None], q, q]), delimiter=",", header="t,q1,q2,q3,tau1,tau2,tau3", comments="")
-    return log
-
-
 def test_a_connect_timeout_left_out_changes_nothing(tmp_path):
     result = _run("identify", PLANAR, _log(tmp_path))
     assert result.exit_code == 0, result.output
@@ -153,9 +139,9 @@ def cut_short(monkeypatch):
 def test_the_wide_design_s_budget_warnings_say_what_ended_and_what_to_do(cut_short, tmp_path):
     import json
     from test_excite_payload import ISSUE_LIMITS, KUKA
-    limits = tmp_path / "limits.yaml"
-    limits.write_text(json.dumps(ISSUE_LIMITS))
-    result = _run("excite", KUKA, "--limits", limits, "--payload", "--payload-design", "wide", "--period", "4",
+    issue_limits = tmp_path / "limits.yaml"
+    issue_limits.write_text(json.dumps(ISSUE_LIMITS))
+    result = _run("excite", KUKA, "--limits", issue_limits, "--payload", "--payload-design", "wide", "--period", "4",
                   "--harmonics", "16", "--rate", "50", "--starts", "1", "--time-budget", "500")
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("baseparam: warning:")]
