@@ -1126,6 +1126,9 @@ def _preprocessing(cutoff, filter_order, rest_velocity, resample, **more):
     cutoff_hz = _number_or_none(cutoff, "--cutoff")
     if cutoff_hz is None:
         _refuse_given({"filter_order"}, f"the order of the low-pass filter, and --cutoff {cutoff} asks for none")
+        # taken and ignored in silence before, as --connect-timeout without --scheduler
+        _refuse_given({"filter_friction"}, f"whether the friction columns get the torque's low-pass, and --cutoff "
+                                           f"{cutoff} asks for none")
     try:
         return Preprocessing(resample=True if resample == "auto" else (_number_or_none(resample, "--resample") or
                                                                        False),
@@ -1554,8 +1557,9 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     with _one_line_errors(robot_file, progress.close):
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
+        from .projection.symbolic import numeric_if_no_length, parse_symbols
+        symbolic = numeric_if_no_length(robot, symbolic)
         if symbolic is not None:     # the lengths named, before the projection (a URDF's refused after 2 s of it)
-            from .projection.symbolic import parse_symbols
             parse_symbols(robot, symbolic)
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
@@ -1565,6 +1569,28 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
                                  (text_out, lambda path: _write_text(path, eq.markdown())))
     _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
             f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
+
+
+def _excite_budget(text, starts, workers, payload_design):
+    """``excite``'s (time_budget, starts) for design_excitation from ``--time-budget S|none`` and ``--starts``.
+
+    Left out, the budget is ``_defaults.TIME_BUDGET`` (none for the wide payload design, whose refinement cut short
+    depends on timing) and the starts those of no budget, so that a search ending before it gives the design of no
+    budget to the bit; given, the library's defaults apply (with a budget, as many starts as fit)."""
+    from .excitation import _defaults
+    if not _given("time_budget"):
+        if payload_design == "wide":
+            return None, starts
+        from ._validation import check_workers
+        from .excitation._search import default_starts
+        return _defaults.TIME_BUDGET, default_starts(check_workers(workers)) if starts is None else starts
+    budget = _parsed(text, "--time-budget", lambda text: None if text.strip().lower() == "none" else _plain(text),
+                     "a number of seconds or 'none'")
+    from .excitation.design import MAX_TIME_BUDGET
+    if budget is not None and budget > MAX_TIME_BUDGET:     # the library's "leave it out" is the default budget here
+        raise click.BadParameter(f"{budget:g} s is beyond {MAX_TIME_BUDGET:g} s (31 years): give none for no budget",
+                                 param_hint="--time-budget")
+    return budget, starts
 
 
 @main.command()
@@ -1588,12 +1614,12 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
               help="Also keep |τ| within the torque limits (URDF effort or tau:), predicted with the description's "
                    "true inertias.")
 @click.option("--starts", type=_Int(), help="Number of starts of the search (default: 4 per worker, at least 8; with "
-                                        "--time-budget, as many as fit).")
+                                        "a --time-budget given, as many as fit).")
 @click.option("--workers", type=_Int(),
               help="Parallel worker processes (default 1: this process; -1: one per usable core).")
-@click.option("--time-budget", type=_Float(), metavar="S",
+@click.option("--time-budget", metavar="S|none",        # 60: _defaults.TIME_BUDGET, checked by the tests
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
-                   "reproduces the result).")
+                   "reproduces the result); none: no budget. Default: 60 (none with --payload-design wide).")
 @click.option("--seed", default=0, show_default=True, type=_Int(), help="Same seed and settings → same trajectory.")
 @click.option("--payload", is_flag=True,
               help="Design for identifying a payload on the last link (model known): only the last joints move, the "
@@ -1648,6 +1674,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     from .model.robot import require_fixed_base
     progress = _Progress("designing")
     with _one_line_errors(robot_file, progress.close, inputs=inputs):
+        time_budget, starts = _excite_budget(time_budget, starts, workers, payload_design)
         robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
                                    criterion=criterion, parameters=parameters, torque_limits=torque_limits,

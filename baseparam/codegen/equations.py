@@ -31,6 +31,7 @@ back as decimals of 12 significant digits, exact for the short decimals of a des
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ import numpy as np
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
                            check_seed, reduce_read_only_mappings)
 from ..errors import ArgumentError, ExportError, printable
+from . import _shared_order
 from ._printer import _safe
 from ._trig import MAX_TERMS, _label, _rational, closed_forms
 
@@ -116,6 +118,19 @@ class Equations:
     def _repr_markdown_(self):
         return self.markdown()
 
+    def _printed(self):
+        """This result's memo of its printed forms: the orders of its sums (:mod:`._shared_order`) and its Python
+        module, made at first use in the instance's own ``__dict__`` (a frozen dataclass): printing a 7-joint arm's
+        equations once for the check, then for --python, --json and the Markdown, ordered every sum four times."""
+        return self.__dict__.setdefault("_printing", {"orders": {}})
+
+    def _checked(self, max_error, max_torque):
+        """This result with the check's figures, keeping its printed forms (the check printed its Python module;
+        the figures are printed in none of them but the Markdown, which reads them at each call)."""
+        checked = dataclasses.replace(self, max_error=max_error, max_torque=max_torque)
+        checked.__dict__["_printing"] = self._printed()
+        return checked
+
     def __repr__(self):
         c = self.operation_count
         return (f"Equations(robot={self.robot.name!r}, n_base={len(self.names)}, mul={c['mul']}, add={c['add']}, "
@@ -145,24 +160,19 @@ class Equations:
 
     def latex(self):
         """The equations as LaTeX (an ``aligned`` block), τ_i = … per joint."""
-        import sympy
-
-        names = self._latex_names()
-        rows = [rf"\tau_{{{i + 1}}} &= {sympy.latex(e, symbol_names=names)}" for i, e in enumerate(self.tau)]
+        names, orders = self._latex_names(), self._printed()["orders"]
+        rows = [rf"\tau_{{{i + 1}}} &= {_shared_order.latex(e, orders, symbol_names=names)}"
+                for i, e in enumerate(self.tau)]
         return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
     def constants_latex(self):
         """One LaTeX line per base parameter: its symbol = its regrouping."""
-        import sympy
-
-        names = self._latex_names()
-        return [f"{names[s]} = {sympy.latex(self.constants[s])}" for s in self.symbols]
+        names, orders = self._latex_names(), self._printed()["orders"]
+        return [f"{names[s]} = {_shared_order.latex(self.constants[s], orders)}" for s in self.symbols]
 
     def markdown(self):
         """Markdown with LaTeX formulas: constants, abbreviations, equations, operation counts, the check."""
-        import sympy
-
-        names = self._latex_names()
+        names, orders = self._latex_names(), self._printed()["orders"]
         c, k = self.operation_count, self.code_count
         lines = [f"# Equations of motion of {self.robot.name}", "",
                  f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:g} m/s²).", "",
@@ -172,7 +182,7 @@ class Equations:
             lines += ["", "DH lengths kept as symbols (the robot's values, m): " +
                       ", ".join(f"${names[s]}$ = {v:g}" for s, v in self.lengths.items())]
         lines += ["", "## Abbreviations", ""]
-        lines += [f"- ${names[s]} = {sympy.latex(d, symbol_names=names)}$"
+        lines += [f"- ${names[s]} = {_shared_order.latex(d, orders, symbol_names=names)}$"
                   for s, (d, _, _) in self.used_abbreviations().items()] or ["none"]
         lines += ["", "## Equations", "", "$$", self.latex(), "$$", "",
                   "## Cost and check", "",
@@ -186,13 +196,17 @@ class Equations:
 
     def to_dict(self):
         """The ``equations --json`` document: SymPy strings (``sympy.sympify`` parses them)."""
+        orders = self._printed()["orders"]
+
+        def text(expr):
+            return _shared_order.text(expr, orders)
         return {
             "robot": self.robot.name,
-            "base": [{"name": n, "symbol": s.name, "regrouping": str(self.constants[s])}
+            "base": [{"name": n, "symbol": s.name, "regrouping": text(self.constants[s])}
                      for n, s in zip(self.names, self.symbols)],
-            "abbreviations": {s.name: str(d) for s, (d, _, _) in self.used_abbreviations().items()},
+            "abbreviations": {s.name: text(d) for s, (d, _, _) in self.used_abbreviations().items()},
             "gravity": self.gravity,
-            "tau": [str(e) for e in self.tau],
+            "tau": [text(e) for e in self.tau],
             "operation_count": dict(self.operation_count),
             "code_operation_count": dict(self.code_count),
             "max_error": self.max_error,
@@ -206,8 +220,13 @@ class Equations:
         in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite
         value, a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the
         exported code's bounds)."""
-        import sympy
+        printed = self._printed()
+        if "python" not in printed:
+            printed["python"] = self._python_source(printed["orders"])
+        return printed["python"]
 
+    def _python_source(self, orders):
+        """:meth:`python_source`, printed anew (the orders of the sums in ``orders``)."""
         n = self.robot.n_dof
         used = set().union(*(e.free_symbols for e in self.tau))
         # the name through the exported code's filter: a '"""' or a '\\N' in it ended the docstring or broke its escape
@@ -232,7 +251,7 @@ class Equations:
         lines += [f"    {s.name} = {code}" for s, (_, code, _) in self.abbreviations.items() if s.name in names]
         lines.append("    zero = np.zeros(np.broadcast_shapes(q.shape, qd.shape, qdd.shape)[:-1])")
         for i, e in enumerate(self.tau):
-            lines.append(f"    t{i + 1} = zero + ({sympy.pycode(e, fully_qualified_modules=False)})")
+            lines.append(f"    t{i + 1} = zero + ({_shared_order.python(e, orders, fully_qualified_modules=False)})")
         lines.append(f"    return np.stack([{', '.join(f't{i + 1}' for i in range(n))}], axis=-1)")
         return "\n".join(lines) + "\n"
 
@@ -270,7 +289,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     seed : int
     symbolic : str or sequence of str, optional
         Named DH lengths (``"a2,d4"``, ``"all"``: as ``find --symbolic``) kept as symbols (m): the
-        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`).
+        regroupings and every coefficient become polynomials in them (:mod:`._symbolic_lengths`). ``"all"``
+        on a robot whose constant lengths are all 0: the numeric equations, with a DescriptionWarning.
     max_terms : int
         Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
         (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
@@ -286,6 +306,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     from ..model.robot import Robot, require_fixed_base
     from ..model.value import agreeing_parameterization
     from ..projection.base_set import BaseParameters, find_base_parameters
+    from ..projection.symbolic import numeric_if_no_length, parse_symbols
     from ._routines import operation_counts, routines
 
     # before the projection: a bound of 0 or -1 terms refuses every robot, after the whole work
@@ -296,8 +317,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     if isinstance(base_or_robot, Robot):
         require_fixed_base(base_or_robot, "equations")
         refuse_unresolved(base_or_robot, **EXPORTED)       # before the projection, not after its whole work
+        symbolic = numeric_if_no_length(base_or_robot, symbolic)
         if symbolic is not None:        # the names checked before the projection, not after its whole work
-            from ..projection.symbolic import parse_symbols
             parse_symbols(base_or_robot, symbolic)
         base = find_base_parameters(base_or_robot, parameters, max_memory=max_memory)
     elif isinstance(base_or_robot, BaseParameters):
@@ -306,6 +327,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                                   "the base set gives it: leave parameters out")
         require_fixed_base(base.robot, "equations")
         refuse_unresolved(base.robot, **EXPORTED)
+        symbolic = numeric_if_no_length(base.robot, symbolic)
     else:
         raise ArgumentError(f"equations: expected a Robot or BaseParameters, got {type(base_or_robot).__name__}")
     robot, n, R = base.robot, base.robot.n_dof, base.rank
@@ -390,7 +412,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                 content = Fraction(1)
                 coefs = [_length_poly(c) for c in coefs]
             inner = sympy.Add(*[c * _mono(tuple(e - m for e, m in zip(rest, common))) *
-                                sympy.Mul(*[trig_symbol(*f) for f in key]) for (rest, key, _), c in zip(items, coefs)])
+                                trig_product(key) for (rest, key, _), c in zip(items, coefs)])
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
 
@@ -432,8 +454,15 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     def _length_poly(poly):
         return sympy.Add(*[_q(v) * sympy.Mul(*[x ** k for x, k in zip(length_symbols, e)]) for e, v in poly.items()])
 
+    # the products below recur across the terms (a 7-joint arm's 43 000 monomials are a few hundred): each built once,
+    # the same SymPy object as building it again (a pure function of its key), a fifth of the closed form's time
+    @functools.cache
     def _mono(exps):
         return sympy.Mul(*[gens_sym[i] ** e for i, e in enumerate(exps) if e])
+
+    @functools.cache
+    def trig_product(key):
+        return sympy.Mul(*[trig_symbol(*f) for f in key])
     rate_set = set(found.rate_index)
 
     regrouped = [any(v != 0 for c, v in enumerate(base.Y[r]) if c != base.pivots[r]) for r in range(R)]
@@ -463,7 +492,7 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             raise ExportError(f"equations: {robot.name}: the closed form differs from Newton–Euler by {err:.3g} at "
                               f"random states (max |τ| {scale:.3g}): a nearly special angle or length leaves its "
                               "coefficients inexact; write the special value, or evaluate with baseparam export")
-        eq = dataclasses.replace(eq, max_error=err, max_torque=scale)
+        eq = eq._checked(err, scale)
     return eq
 
 

@@ -1,4 +1,5 @@
-"""The excitation search's default period and number of harmonics: the one place the library and the CLI read.
+"""The excitation search's default period and number of harmonics: the one place the library and the CLI read;
+the command line's default time budget.
 
 No imports, so that ``baseparam.cli`` can show them in ``--help`` without loading the library.
 
@@ -11,3 +12,10 @@ without a time budget takes about 2.7 times as long.
 
 PERIOD = 14.0
 HARMONICS = 7
+
+# ``baseparam excite``'s time budget (s) when --time-budget is left out (the library's design_excitation has none: a
+# caller chooses). Without one, a design on a slow machine ran on unbounded (kuka_lwr4.urdf 31.9 s, ur10e.urdf 121 s
+# under load). The starts stay those of no budget (4 per worker, at least 8), so that a search ending before it gives
+# the design it gave without one, to the bit; one it ends keeps the starts 0 … k−1 that finished and says so
+# (--starts k reproduces it). Not for --payload-design wide, whose L-BFGS cut short depends on timing.
+TIME_BUDGET = 60.0

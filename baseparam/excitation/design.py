@@ -31,6 +31,7 @@ from ..projection.base_set import BaseParameters, find_base_parameters
 from ._defaults import HARMONICS, PERIOD
 from ._problem import DesignProblem, true_base_parameters
 from ._search import default_starts, search
+from . import _payload_feasible        # its ITERATIONS read at the call, as refine reads it
 from ._payload_feasible import (REPEAT as WIDE_REPEAT, START_HARMONICS as WIDE_START_HARMONICS, check_wide, refine,
                                 stretched_start, wide_criterion)
 from .payload import PAYLOAD_JOINTS, PayloadColumns, payload_columns
@@ -332,6 +333,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         raise ArgumentError(f"criterion: {shown(criterion)} is defined over a payload's columns: use it with "
                             "payload=True")
     weights = _noise_weights(noise, robot.n_dof)
+    if weights is not None and not payload:     # both its uses need a payload: naming only them sent users to a
+        raise ArgumentError("noise: weights the rows of a payload design only (payload=True, with "      # 2nd refusal
+                            "criterion='inertia' or payload_design='wide'); leave it out")
     if weights is not None and criterion not in PAYLOAD_ONLY and not wide:
         raise ArgumentError(f"noise: only criterion='inertia' weights rows by it (criterion={shown(criterion)}), or "
                             "payload_design='wide'")
@@ -395,9 +399,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     share = remaining if remaining is None or not wide else WIDE_SEARCH_SHARE * remaining
     outcome = search(problem, starts=starts, seed=seed, workers=workers, time_budget=share, progress=progress)
     if outcome.timing_dependent:
-        warn(f"{robot.name}: the time budget ({time_budget:g} s) ended before the first start finished: the "
-             "design is that start's best point so far and depends on timing; give more time",
-             ExcitationWarning)
+        warn(_first_start_cut(robot.name, time_budget, share, wide), ExcitationWarning)
     series = _within_limits(problem.series(outcome.best.x), lim)
     refined = None
     if wide:
@@ -406,13 +408,26 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
                                                   options), weights, deadline, progress)
         if not refined.complete:
             warn(f"{robot.name}: the time budget ({time_budget:g} s) ended the wide design's L-BFGS after "
-                 f"{refined.iterations} iterations: the design depends on timing; give more time", ExcitationWarning)
+                 f"{refined.iterations} of its {_payload_feasible.ITERATIONS} iterations: the design depends on "
+                 "timing; give a larger time_budget, or none", ExcitationWarning)
     summary = SearchSummary(seed, starts, outcome.counted, outcome.best.index, workers, outcome.seconds, time_budget,
                             tuple(float(r.value) for r in outcome.results if r.complete),
                             sum(r.evaluations for r in outcome.results), sum(r.gradients for r in outcome.results))
     design = assess(series, base, criterion, rate, lim, summary, torque_limits, bases, load, options,
                     None if weights is None else np.asarray(noise, dtype=float).ravel().copy())
     return design if refined is None else replace(design, refinement=refined.to_dict())
+
+
+def _first_start_cut(name, time_budget, share, wide):
+    """The warning for a search whose budget (``share`` s of ``time_budget``) ended before its first start finished.
+    The wide design's start search has a share of the budget only: "the time budget ended before the first start
+    finished" read as the whole budget spent, with the refinement still to come."""
+    if not wide:
+        return (f"{name}: the time budget ({time_budget:g} s) ended before the first start finished: the design is "
+                "that start's best point so far and depends on timing; give more time")
+    return (f"{name}: the wide design's start search, given {WIDE_SEARCH_SHARE:.0%} of the time budget ({share:.3g} "
+            f"of {time_budget:g} s), ended before its first start finished: the refinement starts from that start's "
+            "best point so far, so the design depends on timing; give a larger time_budget, or none")
 
 
 def _widened(start, load, settings, weights, deadline, progress):

@@ -27,6 +27,16 @@ from ..errors import SettingsError, long_values_shortened, printable
 _TASK = {}
 
 
+def unconnected(scheduler):
+    """Why a connect timeout times nothing for ``scheduler`` (None, 'local' or an address), or '' when it does: only a
+    remote scheduler is connected to (``_handshake_within``); a local cluster is this run's own."""
+    if scheduler is None:
+        return "no scheduler is given (the logs are reduced on this machine)"
+    if scheduler_named(scheduler) == "local":
+        return "a 'local' scheduler is a cluster this run starts"
+    return ""
+
+
 def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None, connect_timeout=None):
     """``reduce_log(log, folds=f, **task)`` for each log and its folds, as a list in the logs' order.
 

@@ -247,6 +247,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         scheduler = scheduler_named(scheduler)
     connect_timeout = check_number(connect_timeout, "connect_timeout", low=0, high=MAX_CONNECT_TIMEOUT, strict=True,
                                    expected=f"seconds > 0, at most {MAX_CONNECT_TIMEOUT}", error=SettingsError)
+    _check_connect_timeout_used(connect_timeout, scheduler)
     check_progress(progress)
     check_instance(read_options, "read_options", dict, "a dict of read_trajectory's options", allow_none=True,
                    error=SettingsError)
@@ -299,6 +300,15 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
         refuse_joint_without_torque(held[0].source, held_normal.tt)    # as identify: a NaN validation NRMSE, silently
         validation = _errors(held_normal, x, [r.source for r in held])
     return Identification(estimator=estimator, train=train_metrics, validation=validation, logs=per_log)
+
+
+def _check_connect_timeout_used(connect_timeout, scheduler):
+    """Refuse a ``connect_timeout`` other than the default where no connection is timed (no scheduler, or a local
+    cluster): taken and ignored in silence before, as ``design_excitation`` refuses ``pose`` without a payload."""
+    from ._workers import CONNECT_TIMEOUT, unconnected
+    why = unconnected(scheduler)
+    if why and connect_timeout != CONNECT_TIMEOUT:
+        raise SettingsError(f"connect_timeout: times the connection to a scheduler's address, and {why}; leave it out")
 
 
 def _factors(G, n_samples):

@@ -292,6 +292,23 @@ def _length_fields(robot):
             for field in ("a", "d") if field == "a" or joint.type == "revolute"}
 
 
+def numeric_if_no_length(robot, symbolic):
+    """``symbolic`` as :func:`~baseparam.equations` takes it: None, with a DescriptionWarning, for ``'all'`` on a DH
+    robot whose constant lengths are all zero (nothing to keep as a symbol: the closed form in no symbol is the
+    numeric one, which ``symbolic=None`` gives); else ``symbolic`` unchanged, for :func:`parse_symbols` to check."""
+    if symbolic is None or getattr(robot, "convention", None) == "urdf":     # a URDF: parse_symbols says why not
+        return symbolic
+    names = comma_list(symbolic, "symbolic") if isinstance(symbolic, str) else symbolic
+    if not isinstance(names, (list, tuple)) or list(names) != ["all"] or \
+            any(getattr(robot.joints[k], f) != 0 for k, f in _length_fields(robot).values()):
+        return symbolic
+    from .._warnings import warn
+    from ..errors import DescriptionWarning
+    warn(f"{robot.name}: symbolic=all: every constant DH length is 0, so none is kept as a symbol: the equations "
+         "are the numeric ones", DescriptionWarning)
+    return None
+
+
 def parse_symbols(robot, symbolic):
     """The symbols asked for: a sequence or comma list of ``a<j>``/``d<j>``, or ``'all'`` (every non-zero
     constant DH length; a zero length named explicitly becomes a symbol too)."""
