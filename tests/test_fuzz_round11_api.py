@@ -397,8 +397,11 @@ def test_a_scheduler_address_dask_cannot_parse_is_refused_in_one_line(monkeypatc
     async def connect(address, timeout=None):
         client(address)
     fake.comm.connect = connect
+    fake.security = types.ModuleType("distributed.security")      # Dask's configured TLS settings: none
+    fake.security.Security = type("Security", (), {"get_connection_args": lambda self, role: {}})
     monkeypatch.setitem(sys.modules, "distributed", fake)
     monkeypatch.setitem(sys.modules, "distributed.comm", fake.comm)
+    monkeypatch.setitem(sys.modules, "distributed.security", fake.security)
     robot, _, traj = _planar()
     with pytest.raises(bp.SettingsError, match=r"^scheduler: cannot reach the Dask scheduler at 'a\\nb' \(missing "
                                                r"port number") as info:

@@ -100,8 +100,9 @@ def test_a_scheduler_that_never_answers_the_handshake_is_given_up_in_bounded_tim
     log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n")
     with _server(None) as address:
         outcome = []
-        runner = threading.Thread(target=lambda: outcome.append(_run("identify", PLANAR, log, "--scheduler", address)),
-                                  daemon=True)
+        # the handshake's bound is REMOTE_TIMEOUT, or --connect-timeout when longer (its default 2 s)
+        runner = threading.Thread(target=lambda: outcome.append(_run("identify", PLANAR, log, "--scheduler", address,
+                                                                     "--connect-timeout", "0.5")), daemon=True)
         runner.start()
         runner.join(120)                # a bound on a hang, not a timing: the refusal comes after 0.5 s
     assert outcome, "identify --scheduler still waiting for the handshake after 120 s"
