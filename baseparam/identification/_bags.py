@@ -565,17 +565,19 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _align(streams, names, fields, source, notes, clock, chosen, receive):
-    """Every field's (S, n) array at the times of the stream giving most positions; returns
-    (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's JointState topics, of
-    whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's values of it;
-    ``receive``: a stream put on the receive clock (:func:`_with_clock`), for :func:`_one_clock`."""
+    """Every field's (S, n) array at the times of the stream giving most joints' positions (of those, the one of
+    most messages); returns (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's
+    JointState topics, of whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's
+    values of it; ``receive``: a stream put on the receive clock (:func:`_with_clock`), for :func:`_one_clock`."""
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
         topic, key = msg_field if isinstance(msg_field, tuple) else (s.topic, msg_field)      # TOPIC:FIELD or not
         return s.topic == topic and j in s.names and s.arrays.get(key) is not None
 
-    base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
+    # most joints' positions, then most messages: on a tie of joints the stream decoded first was taken, a few stray
+    # messages (a second publisher's, one without its velocity) setting the times and positions of the log
+    base = max(streams, key=lambda s: (sum(provides(s, pos, j) for j in names), s.order.size))
     used = {}
     for field, msg_field in fields.items():
         sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]
