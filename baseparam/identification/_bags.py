@@ -22,7 +22,7 @@ zero (a publisher that does not stamp) fall back to receive times, with a note. 
 by that time (a bag stores them in the order they arrived); a receive time that goes back in that order
 is a damaged message (:func:`_with_clock`). When the joints or fields come from
 several streams (topics, or messages of one topic naming different joints, at their own rates),
-the stream giving most positions sets the times; every other stream's values are linearly
+the stream giving most joints' positions (then most messages) sets the times; every other stream's values are linearly
 interpolated at those times (``np.interp``, per joint), and times outside the span all streams
 cover are dropped. :attr:`Trajectory.notes` states the clock and the interpolation.
 
