@@ -49,3 +49,58 @@ def test_bag_one_message_without_velocity_does_not_set_the_times(tmp_path, kind)
     traj = bp.read_trajectory(_bag(tmp_path, kind, messages), joints=["a", "b"])
     keep = np.arange(30) != 5
     assert np.array_equal(traj.q, q[keep]) and np.array_equal(traj.tau, tau[keep])
+
+
+def _named_log(tmp_path, ext):
+    """A log of 5 named joints a..e written by write_trajectory (CSV '# joints:' line, NPZ joint_names member)
+    or by h5py with a joint_names attribute, or as Parquet of a column per joint named in its metadata."""
+    rng = np.random.default_rng(1)
+    t = np.arange(30) * 0.01
+    q, tau = rng.normal(size=(2, 30, 5))
+    names = ["a", "b", "c", "d", "e"]
+    path = tmp_path / f"log{ext}"
+    if ext == ".h5":
+        import h5py
+        with h5py.File(path, "w") as f:
+            f["t"], f["q"], f["tau"] = t, q, tau
+            f.attrs["joint_names"] = names
+    elif ext == ".flat.parquet":
+        import json
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        columns = {"t": t, **{f"q{j + 1}": q[:, j] for j in range(5)}, **{f"tau{j + 1}": tau[:, j] for j in range(5)}}
+        pq.write_table(pa.table(columns).replace_schema_metadata({"baseparam.joint_names": json.dumps(names)}), path)
+    else:
+        bp.write_trajectory(bp.Trajectory(t, q, tau), path, joint_names=names)
+    return path
+
+
+@pytest.mark.parametrize("ext", [".csv", ".npz", ".h5", ".flat.parquet"])
+@pytest.mark.parametrize("joints", [["a", "b", "c", "d"], ["a", "b", "c", "d", "e", "f"]])
+def test_ordered_file_naming_other_joint_count_than_joints_is_refused(tmp_path, ext, joints):
+    # a file naming joints a..e, read with joints= of four of them (or six): bags and list Parquet read those four
+    # by name (or refuse f), but CSV, NPZ, HDF5 and flat Parquet passed the order check on the common names and
+    # returned all five columns, (S, 5) for four joints asked, without a word (robot= checked the count, joints= not)
+    path = _named_log(tmp_path, ext)
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(path, joints=joints)
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and "holds 5 joints' columns" in message
+    assert f"the robot {len(joints)} joints ({', '.join(joints)})" in message
+
+
+@pytest.mark.parametrize("ext", [".csv", ".npz", ".h5", ".flat.parquet"])
+def test_ordered_file_naming_the_robots_joints_still_reads(tmp_path, ext):
+    path = _named_log(tmp_path, ext)
+    assert bp.read_trajectory(path, joints=["a", "b", "c", "d", "e"]).q.shape == (30, 5)
+
+
+def test_unnamed_csv_of_more_columns_than_joints_is_refused(tmp_path):
+    # a CSV naming no joints, five joints' columns, read with joints= of four: (S, 5) returned, as above
+    path = tmp_path / "log.csv"
+    rows = "".join(",".join(map(repr, [k * 0.01, *([0.1 * k] * 5), *([1.0] * 5)])) + "\n" for k in range(30))
+    path.write_text("t,q1,q2,q3,q4,q5,tau1,tau2,tau3,tau4,tau5\n" + rows, encoding="utf-8")
+    with pytest.raises(bp.DataError, match="holds 5 joints' columns, the robot 4 joints"):
+        bp.read_trajectory(path, joints=["a", "b", "c", "d"])
+    traj = bp.read_trajectory(path, joints=["a", "b", "c", "d"], columns="t=0,q=1:5,tau=6:10")
+    assert traj.q.shape == (30, 4)
