@@ -104,3 +104,13 @@ def test_unnamed_csv_of_more_columns_than_joints_is_refused(tmp_path):
         bp.read_trajectory(path, joints=["a", "b", "c", "d"])
     traj = bp.read_trajectory(path, joints=["a", "b", "c", "d"], columns="t=0,q=1:5,tau=6:10")
     assert traj.q.shape == (30, 4)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_bag_streams_tied_on_messages_take_the_one_of_more_fields(tmp_path, kind):
+    # every other message without its velocity: two streams of 15 messages; the one without velocities, decoded
+    # first, set the times (14 samples, the velocities interpolated from the other's)
+    messages, q, qd, tau = _full_and_stray(n_full=30, n_stray=0)
+    messages = [m[:4] + ([], m[5]) if k % 2 == 0 else m for k, m in enumerate(messages)]
+    traj = bp.read_trajectory(_bag(tmp_path, kind, messages), joints=["a", "b"])
+    assert np.array_equal(traj.q, q[1::2]) and np.array_equal(traj.qd, qd[1::2]) and np.array_equal(traj.tau, tau[1::2])

@@ -575,9 +575,10 @@ def _align(streams, names, fields, source, notes, clock, chosen, receive):
         topic, key = msg_field if isinstance(msg_field, tuple) else (s.topic, msg_field)      # TOPIC:FIELD or not
         return s.topic == topic and j in s.names and s.arrays.get(key) is not None
 
-    # most joints' positions, then most messages: on a tie of joints the stream decoded first was taken, a few stray
-    # messages (a second publisher's, one without its velocity) setting the times and positions of the log
-    base = max(streams, key=lambda s: (sum(provides(s, pos, j) for j in names), s.order.size))
+    # most joints' positions, then most messages, then most fields: on a tie of joints the stream decoded first was
+    # taken, a few stray messages (a second publisher's, one without its velocity) setting the log's times and q
+    base = max(streams, key=lambda s: (sum(provides(s, pos, j) for j in names), s.order.size,
+                                       sum(a is not None for a in s.arrays.values())))
     used = {}
     for field, msg_field in fields.items():
         sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]
