@@ -22,9 +22,9 @@ zero (a publisher that does not stamp) fall back to receive times, with a note. 
 by that time (a bag stores them in the order they arrived); a receive time that goes back in that order
 is a damaged message (:func:`_with_clock`). When the joints or fields come from
 several streams (topics, or messages of one topic naming different joints, at their own rates),
-the stream giving most positions sets the times; every other stream's values are linearly
-interpolated at those times (``np.interp``, per joint), and times outside the span all streams
-cover are dropped. :attr:`Trajectory.notes` states the clock and the interpolation.
+the stream giving most joints' positions (then messages, fields) sets the times; every other
+stream's values are linearly interpolated at those times (``np.interp``, per joint), and times
+outside the span all streams cover are dropped. :attr:`Trajectory.notes` states the clock and the interpolation.
 
 Damage
 ------
@@ -565,17 +565,21 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _align(streams, names, fields, source, notes, clock, chosen, receive):
-    """Every field's (S, n) array at the times of the stream giving most positions; returns
-    (data, ids into the base stream's sorted messages, base stream). ``chosen``: the log's JointState topics, of
-    whose streams read for one field (:func:`_refuse_two_sources`) no two may give one joint's values of it;
-    ``receive``: a stream put on the receive clock (:func:`_with_clock`), for :func:`_one_clock`."""
+    """Every field's (S, n) array at the times of the stream giving most joints' positions (of those, the one of
+    most messages, then fields); returns (data, ids into the base stream's sorted messages, base stream).
+    ``chosen``: the log's JointState topics, of whose streams read for one field (:func:`_refuse_two_sources`) no two
+    may give one joint's values of it; ``receive``: a stream put on the receive clock (:func:`_with_clock`), for
+    :func:`_one_clock`."""
     pos = fields.get("q", "position")
 
     def provides(s, msg_field, j):
         topic, key = msg_field if isinstance(msg_field, tuple) else (s.topic, msg_field)      # TOPIC:FIELD or not
         return s.topic == topic and j in s.names and s.arrays.get(key) is not None
 
-    base = max(streams, key=lambda s: sum(provides(s, pos, j) for j in names))
+    # most joints' positions, then most messages, then most fields: on a tie of joints the stream decoded first was
+    # taken, a few stray messages (a second publisher's, one without its velocity) setting the log's times and q
+    base = max(streams, key=lambda s: (sum(provides(s, pos, j) for j in names), s.order.size,
+                                       sum(a is not None for a in s.arrays.values())))
     used = {}
     for field, msg_field in fields.items():
         sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]

@@ -189,11 +189,13 @@ def first_misplaced(names, joints):
     return next((k for k, name in enumerate(names) if place.get(name, k) != k), None)
 
 
-def refuse_other_order(source, names, joints, why, picked=False):
+def refuse_other_order(source, names, joints, why, picked=False, whole=False):
     """DataError when a file taking its columns in its own order names its joints (``names``, or None) as the robot's
     ``joints`` in another order; ``why`` ends the message (how such a file is read, what to do). ``picked``: a column
     map chooses the columns by position, so of a file naming more (or fewer) joints than the robot's it may take the
-    right ones ([gripper, base, …] with q=2:8): only the robot's names in another order are refused then."""
+    right ones ([gripper, base, …] with q=2:8): only the robot's names in another order are refused then. ``whole``
+    (fixed-base CSV, NPZ, HDF5, Parquet q1, q2, …; no map): a file naming some of the robot's joints but not all is
+    refused too."""
     joints = [str(j) for j in joints]
     if names is None or names == joints or (picked and len(names) != len(joints)):
         return
@@ -202,6 +204,12 @@ def refuse_other_order(source, names, joints, why, picked=False):
     # the file calls wrist going to the robot's first joint without a word
     k = first_misplaced(names, joints)
     if k is None:
+        missing = [j for j in joints if j not in names]
+        if whole and not picked and missing and len(missing) < len(joints):
+            # [a, b, x] for the robot's [a, b, c]: the file says its third column is x, and it went to c (a bag or a
+            # list column refuses c as not in the log); names none of the robot's (joint1 … of an unnamed export) read
+            raise DataError(f"{source}: the file names its joints {shown_names(names)}, the robot "
+                            f"{shown_names(joints)}: {shown_names(missing)} not among the file's; {why}")
         return
     # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
     first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "

@@ -40,7 +40,7 @@ def check_joint_order(path, source, ext, joints, mapped=False):
         "joint each column holds: write the file in the robot's order (write_trajectory), or as Parquet or MCAP "
         f"(read by name); or, with a map that lists each field's columns in the robot's order, leave out the {where}"
         if mapped else "columns of CSV, NPZ and HDF5 files are read in their order (write the file in the robot's "
-        "order, or as Parquet or MCAP)"), picked=mapped)
+        "order, or as Parquet or MCAP)"), picked=mapped, whole=True)
     return names
 
 

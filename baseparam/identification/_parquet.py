@@ -95,7 +95,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             given = _joint_names(path, schema, source)("q")
             refuse_other_order(source, given, joints, "the columns q1, q2, … are read by their numbers (write the "
                                                       "file in the robot's order, or with list columns)",
-                               picked=columns is not None)
+                               picked=columns is not None, whole=True)
         table = _time_in_seconds(pa, _read_table(parquet, source), columns, source)
         return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                               n_dof=n_dof, source=source)

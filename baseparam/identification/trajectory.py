@@ -49,7 +49,7 @@ from .._validation import check_input, check_instance, check_names, check_readin
 from ..errors import ArgumentTypeError, DataError, printable
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
                       MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, log_extension, read_as_bag, refuse_bag_options)
-from ._columns import parse_column_map
+from ._columns import parse_column_map, shown_names
 from ._text import _read_text_file
 from ._frames import from_dataframe
 from ._arrays import _read_h5, _read_npz, from_arrays
@@ -174,6 +174,8 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
         if joints is None:
             joints = robot_joint_names(robot)
     traj = _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints, topic, clock)
+    if joints is not None:
+        _check_joint_count(traj, joints, source)
     if delay is not None:
         from .delay import apply_delay, estimate_delay
         if isinstance(delay, str) and delay.strip().lower() == "auto":
@@ -220,6 +222,17 @@ def _read(path, source, columns, gains, skip_bad_rows, n_dof, delimiter, joints,
         return _read_h5(path, source, columns, gains, skip_bad_rows, n_dof)
     raise DataError(f"{source}: unknown file type {shown(ext or '(no extension)')}; expected .csv, .txt, .npz, "
                     ".h5, .hdf5, .parquet, .mcap, .bag or a ROS 2 bag folder")
+
+
+def _check_joint_count(traj, joints, source):
+    """DataError when a log read in its columns' order (no joint names in the result: CSV, NPZ, HDF5, Parquet's
+    q1, q2, …) holds another number of joints than ``joints`` names: its columns were all returned, (S, 5) for four
+    joints asked, where a bag or a Parquet list column gives those four by name (with ``robot=`` the count was
+    checked; with ``joints=`` alone it was not)."""
+    if not traj.joint_names and traj.n_dof != len(joints):
+        raise DataError(f"{source}: the file holds {traj.n_dof} joints' columns, the robot {len(joints)} joints "
+                        f"({shown_names(list(joints))}); columns of CSV, NPZ and HDF5 files (and Parquet's q1, q2, …) "
+                        "are read in their order, not by name (pick the robot's with a column map)")
 
 
 def robot_joint_names(robot):
