@@ -1,0 +1,62 @@
+"""Round 23, Python API leftovers (stop 47's list, set lapi2), each test failing on the code before its fix."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import planar_sines
+
+
+# --- 1. a failed consistent estimate never returns the least-squares payload as a physical one ---
+
+def _reversed_wrench():
+    """(robot, [trajectory], [wrench]) of a 2 kg payload whose wrench is given reversed: least squares finds −2 kg."""
+    import baseparam as bp
+    from baseparam.identification.payload import payload_parameters
+    from baseparam.identification.payload_wrench import wrench_regressor
+    robot, _model, t, q, qd, qdd, tau = planar_sines(1, 300, 0.01)
+    wrench = wrench_regressor(robot, q, qd, qdd) @ payload_parameters(2.0, [0.03, -0.02, 0.06], np.eye(3) * 0.01)
+    return robot, [bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)], [-wrench]
+
+
+@pytest.mark.parametrize("failure", ["raises", "no value", "panics"])
+def test_a_failed_consistent_estimate_is_refused_not_returned_below_zero(monkeypatch, failure):
+    """CLARABEL failing (an error, a status without a solution, a panic) kept the least-squares parameters as the
+    'consistent' estimate: identify_payload returned a PayloadResult of mass −2 kg, an inertia no body has. The call
+    now raises the library's error naming what failed."""
+    import cvxpy as cp
+
+    import baseparam as bp
+    from baseparam.identification import _payload_math
+
+    def failing(problem):
+        if failure == "raises":
+            raise cp.error.SolverError("Solver 'CLARABEL' failed.\nTry another solver.")
+        if failure == "panics":
+            raise cp.error.SolverError("CLARABEL panicked: Eigval error")
+        return None                                  # solved nothing: the variable keeps no value
+
+    monkeypatch.setattr(_payload_math, "solve_clarabel", failing)
+    robot, trajectories, wrench = _reversed_wrench()
+    with pytest.raises(bp.SimulationError) as caught:
+        bp.identify_payload(robot, trajectories, wrench=wrench)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("payload: the physically consistent estimate failed (CLARABEL")
+    assert "mass -2 kg) is no physical body" in message, message
+
+
+def test_a_failed_solver_keeps_an_estimate_that_is_a_body_already(monkeypatch):
+    """The solver failing on least-squares parameters that are a body already: that body is the nearest one (the
+    result is as the solver's, to its tolerance), not an error."""
+    import cvxpy as cp
+
+    from baseparam.identification import _payload_math
+    from baseparam.identification.payload import payload_parameters
+
+    def failing(problem):
+        raise cp.error.SolverError("failed")
+
+    monkeypatch.setattr(_payload_math, "solve_clarabel", failing)
+    p = payload_parameters(2.0, [0.1, 0.0, 0.2], np.diag([0.01, 0.02, 0.03]))
+    fields = _payload_math._physical_estimate(p, 1e-6 * np.eye(10), np.eye(10), [])
+    assert np.array_equal(fields["parameters"], p) and fields["mass"] == 2.0
