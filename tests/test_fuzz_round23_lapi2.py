@@ -81,3 +81,64 @@ def test_a_wrench_of_noise_gets_a_physical_estimate(monkeypatch):
         eigenvalues = np.linalg.eigvalsh(_payload_math.pseudo_matrix(result.parameters))
         assert len(calls) == 2, calls                          # the first solve failed: the case tested
         assert result.mass >= 0 and eigenvalues[0] >= -1e-9 * eigenvalues[-1], (result.mass, eigenvalues)
+
+
+# --- 2. a PayloadResult built by hand holds a body; a fitted one can be copied with dataclasses.replace ---
+
+def _fields():
+    """The fields of a PayloadResult of a 2 kg body, as a fit gives them."""
+    from baseparam.identification._payload_math import payload_parameters, payload_physical
+    p = payload_parameters(2.0, [0.1, 0.0, 0.2], np.diag([0.01, 0.02, 0.03]))
+    m, c, inertia = payload_physical(p)
+    return dict(mass=m, com=c, inertia=inertia, mass_std=0.01, com_std=np.zeros(3), inertia_std=np.zeros((3, 3)),
+                parameters=p, unconstrained=p, covariance=np.eye(10), identifiable=[], rank=10, mode="model",
+                n_samples=100, rmse=np.zeros(3))
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("mass", -1.0, "PayloadResult.mass: expected a mass ≥ 0 kg, got -1.0"),
+    ("inertia", np.diag([-0.01, 0.02, 0.03]), "PayloadResult.inertia: not a physical inertia: a principal moment is "
+                                              "negative"),
+    ("inertia", np.diag([0.01, 0.02, 0.1]), "violate the triangle inequality (0.1 > 0.01 + 0.02)"),
+    ("inertia", np.array([[0.01, 0.001, 0], [0, 0.02, 0], [0, 0, 0.03]]),
+     "PayloadResult.inertia: expected a symmetric matrix, got [1][2] = 0.001 but [2][1] = 0.0"),
+    ("parameters", "mass below zero", "PayloadResult.parameters: not a body's: its pseudo-inertia has a negative "
+                                      "eigenvalue"),
+    ("mass_std", -1.0, "PayloadResult.mass_std: expected numbers ≥ 0 (NaN where undetermined), got -1.0"),
+    ("rmse", -np.ones(3), "PayloadResult.rmse: expected numbers ≥ 0"),
+    ("condition_number", -1.0, "PayloadResult.condition_number: expected numbers ≥ 0"),
+    ("rank", 11, "PayloadResult.rank: expected a whole number from 0 to 10, got 11"),
+    ("n_samples", -3, "PayloadResult.n_samples: expected a whole number ≥ 0, got -3"),
+])
+def test_a_result_no_body_gives_is_refused(field, value, said):
+    """PayloadResult(mass=-1), an inertia with a negative moment, beyond the triangle inequality or not symmetric, a
+    pseudo-inertia not positive semidefinite, a negative deviation, a rank of 11: accepted when built by hand, and
+    attach / robot_text / to_vendor carried them on. Refused in one line naming the field."""
+    import baseparam as bp
+    from baseparam.identification.payload import PayloadResult
+
+    fields = _fields()
+    if isinstance(value, str):
+        value = fields["parameters"] * np.r_[np.ones(9), -1.0]
+    with pytest.raises(bp.ArgumentError) as caught:
+        PayloadResult(**dict(fields, **{field: value}))
+    assert said in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_a_fitted_result_passes_and_can_be_replaced():
+    """Every fit's result passes the checks (no bypass): a wrench fit of noise, whose consistent estimate is physical
+    to the solver's tolerance only, and a fit of a payload; dataclasses.replace of either gives an equal result."""
+    import dataclasses
+
+    import baseparam as bp
+    from baseparam.identification.payload import payload_parameters
+    from baseparam.identification.payload_wrench import wrench_regressor
+
+    robot, _model, t, q, qd, qdd, tau = planar_sines(1, 300, 0.01)
+    trajectory = bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau)
+    body = wrench_regressor(robot, q, qd, qdd) @ payload_parameters(2.0, [0.03, -0.02, 0.06], np.eye(3) * 0.01)
+    noise = np.random.default_rng(0).normal(size=(300, 6))
+    for wrench in (noise * 1e-4, body + noise * 1e-2):
+        result = bp.identify_payload(robot, [trajectory], wrench=[wrench])
+        copy = dataclasses.replace(result, n_samples=result.n_samples)
+        assert np.array_equal(copy.parameters, result.parameters) and copy.mass == result.mass
