@@ -142,3 +142,65 @@ def test_a_fitted_result_passes_and_can_be_replaced():
         result = bp.identify_payload(robot, [trajectory], wrench=[wrench])
         copy = dataclasses.replace(result, n_samples=result.n_samples)
         assert np.array_equal(copy.parameters, result.parameters) and copy.mass == result.mass
+
+
+# --- 3. a deadline leaves room for the optimizer's next step; 4. a start given up keeps its best point so far ---
+
+LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5, "qdd": 6.0}, {"q": [-1.5, 1.5], "qd": 2.0},
+                     {"q": [-2.5, 2.5], "qd": 2.5, "qdd": 8.0}]}
+
+
+def _design_problem():
+    import baseparam as bp
+    from baseparam.excitation._problem import DesignProblem
+    from conftest import ROOT
+    robot = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    base = bp.find_base_parameters(robot, "khalil")
+    return DesignProblem(robot, base.pivots, "khalil", 4.0, 3, bp.motion_limits(robot, LIMITS), "cond")
+
+
+def test_an_evaluation_is_refused_when_the_next_step_would_end_past_the_deadline():
+    """SLSQP's step runs in compiled code between two evaluations (3 s at 48 harmonics on the UR10e, holding the
+    GIL): an evaluation started 1 s before the deadline let the next step run 2 s past it. By the longest step seen
+    (an injected clock), an evaluation is refused when the next one would not end in time."""
+    from baseparam.excitation._search import _Deadline, _Pace, _before
+
+    now = [0.0]
+    pace = _Pace(clock=lambda: now[0])
+    function = _before(10.0, lambda x: x, pace)
+    assert function(1) == 1                       # t = 0: no step measured yet
+    now[0] = 4.0                                  # a step of 4 s
+    assert function(2) == 2 and pace.longest == 4.0
+    now[0] = 7.0                                  # 7 + 4 > 10: the next step would end past the deadline
+    with pytest.raises(_Deadline):
+        function(3)
+    assert _before(None, len) is len              # no deadline: the function itself
+
+
+def test_a_start_keeps_its_best_point_as_it_goes():
+    """run_start hands each improvement of its best point to ``keep`` (what a worker sends back, so that a start given
+    up in the middle of a step still counts): the last one kept is the result's point; a run without keep is the
+    same, to the bit."""
+    from baseparam.excitation._search import run_start
+
+    kept = []
+    result = run_start(_design_problem(), 3, 0, keep=kept.append)
+    plain = run_start(_design_problem(), 3, 0)
+    assert result.complete and len(kept) > 1 and not any(k.complete for k in kept)
+    assert np.array_equal(kept[-1].x, result.x) and kept[-1].value == result.value
+    assert np.array_equal(plain.x, result.x) and plain.value == result.value
+
+
+def test_the_workers_messages_are_progress_or_start_0s_best_point():
+    """The pool's queue carries progress (index, iterations) and start 0's best point so far ("kept", result)."""
+    import queue
+
+    from baseparam.excitation._search import StartResult, _drain
+
+    events = queue.Queue()
+    best = StartResult(0, np.zeros(3), 1.5, 0.0, 4, False)
+    for message in ((1, 5), ("kept", best), (0, 5)):
+        events.put(message)
+    ticks, kept = [], []
+    _drain(events, lambda index, n: ticks.append((index, n)), kept.append)
+    assert ticks == [(1, 5), (0, 5)] and kept == [best]
