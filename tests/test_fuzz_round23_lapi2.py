@@ -204,3 +204,31 @@ def test_the_workers_messages_are_progress_or_start_0s_best_point():
     ticks, kept = [], []
     _drain(events, lambda index, n: ticks.append((index, n)), kept.append)
     assert ticks == [(1, 5), (0, 5)] and kept == [best]
+
+
+def test_long_steps_under_a_budget_run_in_a_worker_given_up_before_the_budget_ends(monkeypatch):
+    """In this process a start cannot leave SLSQP's step (compiled code holding the GIL: 20 s at 48 harmonics on the
+    LWR4+, a 10 s budget ending at 26 s). Steps estimated over 0.3 s run under a budget in a pool of one (the same
+    design, bit for bit), whose worker sends start 0's best point back, and whose deadline leaves the time to give a
+    worker up and stop it (GRACE + POOL_END) before the budget's. Short steps or no budget: in this process, as
+    before."""
+    from baseparam.excitation import _search
+
+    class Clock:
+        @staticmethod
+        def time():
+            return 1000.0
+
+    calls = []
+    monkeypatch.setattr(_search, "time", Clock)
+    monkeypatch.setattr(_search, "_in_pool", lambda problem, starts, seed, workers, deadline, tick, finished:
+                        calls.append(("pool", workers, deadline)))
+    monkeypatch.setattr(_search, "_in_this_process", lambda problem, starts, seed, deadline, tick, finished:
+                        calls.append(("here", 1, deadline)))
+    monkeypatch.setattr(_search, "run_start", lambda *args, **kwargs: None)
+    problem = _design_problem()
+    for step, budget in ((100.0, 10.0), (100.0, None), (0.01, 10.0), (100.0, 1.0)):
+        monkeypatch.setattr(_search, "slsqp_step_seconds", lambda problem, step=step: step)
+        _search.search(problem, starts=2, seed=0, workers=1, time_budget=budget)
+    assert calls == [("pool", 1, 1000.0 + 10.0 - _search.GRACE - _search.POOL_END), ("here", 1, None),
+                     ("here", 1, 1010.0), ("pool", 1, 1000.0)], calls

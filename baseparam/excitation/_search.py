@@ -1,4 +1,5 @@
-"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process).
+"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process, but
+for a time budget on a problem whose SLSQP steps may outlast it by seconds).
 
 Start i begins at a random feasible point drawn from ``numpy.random.default_rng([seed, i])`` and
 runs SLSQP (scipy) through a fixed schedule of criteria. For the condition number that schedule is
@@ -43,6 +44,13 @@ SCHEDULES = {"cond": ((4.0, 0.1, 150), (16.0, 0.025, 150), (64.0, 0.01, 100), (N
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
+# SLSQP's own step (its least-squares subproblem, in compiled code no callback reaches) costs about c·m·n² s for n
+# unknowns and m constraints: measured on the LWR4+'s payload and full designs (one thread), c = 1.3e-9 at n = 105,
+# m = 3360 (0.05 s) up to 5e-9 at n = 497, m = 6480 (8.4 s) and 48 harmonics (n ≈ 670: 13 s). A start in this
+# process cannot stop inside it; a worker process can be given up (GRACE).
+SLSQP_SECONDS = 5e-9
+LONG_STEP = 0.3          # s: a step that may take longer runs, under a time budget, in a worker process
+POOL_END = 2.0           # s the pool's end waits for a worker given up (inside a step: it ends by SIGKILL)
 
 
 def smooth_log_condition(p):
@@ -300,10 +308,15 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    if workers <= 1:
+    long_steps = deadline is not None and slsqp_step_seconds(problem) > LONG_STEP
+    if workers <= 1 and not long_steps:
         _in_this_process(problem, starts, seed, deadline, tick, finished)
-    else:
-        _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+    else:       # a pool of one when SLSQP's steps may outlast the deadline by seconds: the same design, bit for bit
+        # a worker inside such a step at the deadline is given up GRACE after it and stopped within POOL_END: the
+        # workers' deadline leaves that time, for the search to end by the budget's (the UR10e's 3 s steps at 48
+        # harmonics, a 10 s budget: 12.5 s, now ~10)
+        within = deadline if not long_steps else max(begin, deadline - GRACE - POOL_END)
+        _in_pool(problem, starts, seed, max(1, workers), within, tick, finished)
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
@@ -315,6 +328,12 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin,
                          counted < starts)
+
+
+def slsqp_step_seconds(problem):
+    """An upper estimate of the seconds one SLSQP step (its subproblem, uninterruptible) takes on ``problem``
+    (:data:`SLSQP_SECONDS`): past a time budget, a start in this process ends only after it."""
+    return SLSQP_SECONDS * problem.n_constraints * float(problem.size) ** 2
 
 
 def _in_this_process(problem, starts, seed, deadline, tick, finished):
@@ -366,7 +385,7 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
             # bounded also after a normal end: a SIGTERM that a worker's other thread took (multiprocessing's queue
             # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite);
             # there with time for a worker cut short by the time budget to stop its compile (twice WORKER_CLEANUP_WAIT)
-            with _killed_if_slow(lambda: list(pool._pool), grace=STOP_GRACE if stopped else 2.0):
+            with _killed_if_slow(lambda: list(pool._pool), grace=STOP_GRACE if stopped else POOL_END):
                 pool.terminate()
                 pool.join()
         if events is not None:
