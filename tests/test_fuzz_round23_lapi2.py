@@ -232,3 +232,26 @@ def test_long_steps_under_a_budget_run_in_a_worker_given_up_before_the_budget_en
         _search.search(problem, starts=2, seed=0, workers=1, time_budget=budget)
     assert calls == [("pool", 1, 1000.0 + 10.0 - _search.GRACE - _search.POOL_END), ("here", 1, None),
                      ("here", 1, 1010.0), ("pool", 1, 1000.0)], calls
+
+
+# --- the same class elsewhere: the floating base's consistent fit ---
+
+def test_the_floating_consistent_fits_solver_failure_is_a_numerical_error_on_one_line(monkeypatch):
+    """identify_floating(method='consistent') said a failed solver as an ArgumentError (a bad argument, which it is
+    not: errors.py's rule makes a numerical failure a SimulationError) with the solver's text as it came, newlines
+    and all."""
+    import cvxpy as cp
+
+    import baseparam as bp
+    from baseparam.identification import floating
+    from conftest import ROOT
+
+    def failing(problem):
+        raise cp.error.SolverError("Solver 'CLARABEL' failed.\nTry another solver.")
+
+    monkeypatch.setattr(floating, "solve_clarabel", failing)
+    layout = bp.ColumnLayout(bp.load_robot(ROOT / "robots" / "space_robot.yaml"), "pseudo")
+    n = layout.n_standard
+    with pytest.raises(bp.SimulationError) as caught:
+        floating._consistent(layout, np.eye(n), np.zeros(n), np.eye(n), np.zeros((0, n)), np.zeros(0), np.zeros(n))
+    assert str(caught.value) == "consistent fit: the solver failed (Solver 'CLARABEL' failed. Try another solver.)"
