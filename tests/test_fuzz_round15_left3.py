@@ -80,9 +80,11 @@ def _result(mass, mass_std):
 def test_a_payload_not_told_from_none_gives_no_vendor_format():
     """An unloaded log alone fitted 2.8e-5 ± 6.2e-6 kg with a centre of mass 0.32 ± 0.16 m off, and the UR, KUKA
     and Franka formats carried it, ready to load into a controller."""
-    for mass, std in ((2.8e-5, 6.2e-6), (0.5, 0.2), (-0.01, 0.004)):         # below 1 g; below 3 σ; negative
+    for mass, std in ((2.8e-5, 6.2e-6), (0.5, 0.2)):         # below 1 g; below 3 σ
         result = _result(mass, std)
         assert not result.mass_detected and result.to_dict()["vendors"] is None
+    with pytest.raises(bp.ArgumentError, match="mass ≥ 0"):   # negative: no body, refused since round 23
+        _result(-0.01, 0.004)
     assert _result(2.0, 0.01).to_dict()["vendors"]["ur"]["mass"] == 2.0   # a payload seen: as before
 
 

@@ -1,4 +1,5 @@
-"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process).
+"""Multi-start local search for an excitation design, in parallel worker processes (one worker: in this process, but
+for a time budget on a problem whose SLSQP steps may outlast it by seconds).
 
 Start i begins at a random feasible point drawn from ``numpy.random.default_rng([seed, i])`` and
 runs SLSQP (scipy) through a fixed schedule of criteria. For the condition number that schedule is
@@ -43,6 +44,13 @@ SCHEDULES = {"cond": ((4.0, 0.1, 150), (16.0, 0.025, 150), (64.0, 0.01, 100), (N
 FTOL = 1e-9
 GRACE = 1.0              # s a worker may take past the deadline to return (it stops at its next iteration)
 FEASIBLE = 1e-9          # constraint violation (relative) still counted as feasible
+# SLSQP's own step (its least-squares subproblem, in compiled code no callback reaches) costs about c·m·n² s for n
+# unknowns and m constraints: measured on the LWR4+'s payload and full designs (one thread), c = 1.3e-9 at n = 105,
+# m = 3360 (0.05 s) up to 5e-9 at n = 497, m = 6480 (8.4 s) and 48 harmonics (n ≈ 670: 13 s). A start in this
+# process cannot stop inside it; a worker process can be given up (GRACE).
+SLSQP_SECONDS = 5e-9
+LONG_STEP = 0.3          # s: a step that may take longer runs, under a time budget, in a worker process
+POOL_END = 2.0           # s the pool's end waits for a worker given up (inside a step: it ends by SIGKILL)
 
 
 def smooth_log_condition(p):
@@ -86,24 +94,52 @@ class _Deadline(Exception):
     pass
 
 
-def _before(deadline, function):
-    """``function``, refusing (:class:`_Deadline`) to start once ``deadline`` (time.time()) has passed: one SLSQP
-    iteration runs several evaluations of the criterion, its gradient, the constraints and their Jacobian (a line
-    search), and a start checked only at its iterations' end ran its current one to the end past the deadline (a
-    large problem's takes seconds; the pool's workers were given up 1 s after it, the caller's own starts not). The
-    numbers are untouched: within the budget it is ``function`` itself."""
+class _Pace:
+    """The longest time a start's optimizer spent in its own code between two of our evaluations (seconds): SLSQP's
+    subproblem over thousands of constraint rows runs in scipy's compiled code, where no evaluation comes to check the
+    clock — 3 s a step at 48 harmonics on the UR10e, which ran a 10 s budget's search 5 s past its deadline (one
+    worker). An evaluation is refused when the step after it would not end before the deadline, by the longest step
+    seen so far."""
+
+    def __init__(self, clock=None):
+        self.clock = clock or (lambda: time.time())      # the module's clock when called (which tests replace)
+        self.longest = 0.0
+        self.returned = None            # when our last evaluation returned to the optimizer
+
+    def room(self, deadline) -> bool:
+        """Whether a step of the longest length seen still ends before ``deadline``; that step's length measured."""
+        now = self.clock()
+        if self.returned is not None:
+            self.longest = max(self.longest, now - self.returned)
+        return now + self.longest <= deadline
+
+
+def _before(deadline, function, pace=None):
+    """``function``, refusing (:class:`_Deadline`) to start once ``deadline`` (time.time()) has passed, or, given a
+    :class:`_Pace`, once the optimizer's next step would end past it: one SLSQP iteration runs several evaluations of
+    the criterion, its gradient, the constraints and their Jacobian (a line search), and a start checked only at its
+    iterations' end ran its current one to the end past the deadline (a large problem's takes seconds; the pool's
+    workers were given up 1 s after it, the caller's own starts not). The numbers are untouched: within the budget it
+    is ``function`` itself."""
     if deadline is None:
         return function
+    pace = pace or _Pace()
 
     def call(x):
-        if time.time() > deadline:
+        if not pace.room(deadline):
             raise _Deadline
-        return function(x)
+        try:
+            return function(x)
+        finally:
+            pace.returned = pace.clock()
     return call
 
 
-def run_start(problem, seed, index, deadline=None, report=None):
-    """Run start ``index`` of a design problem (see module docstring); returns a :class:`StartResult`."""
+def run_start(problem, seed, index, deadline=None, report=None, keep=None):
+    """Run start ``index`` of a design problem (see module docstring); returns a :class:`StartResult`.
+
+    ``keep``, if given, is called with the :class:`StartResult` of the best point so far (not complete) each time it
+    improves: what the caller keeps of a start it gives up in the middle of an optimizer's step."""
     from scipy.optimize import minimize
 
     rng = np.random.default_rng([int(seed), int(index)])
@@ -117,12 +153,18 @@ def run_start(problem, seed, index, deadline=None, report=None):
         violation = problem.violation(y)
         return violation > FEASIBLE, problem.value(y), y, violation
 
+    def kept(best):
+        if keep is not None:
+            keep(StartResult(int(index), best[2], float(best[1]), best[3], done, False))
+
     best = judged(x)
+    kept(best)
     if deadline is not None and time.time() > deadline:     # no time for even one iteration (which, for a large
         return StartResult(int(index), x, float(best[1]), best[3], 0, False)   # problem, takes minutes)
     bounds = problem.box()
-    constraints = [{"type": "ineq", "fun": _before(deadline, problem.constraints),
-                    "jac": _before(deadline, problem.jacobian)}]
+    pace = _Pace()                  # one for every evaluation of the start: the optimizer's steps between any two
+    constraints = [{"type": "ineq", "fun": _before(deadline, problem.constraints, pace),
+                    "jac": _before(deadline, problem.jacobian, pace)}]
     complete = True
 
     def step(xk):
@@ -131,6 +173,7 @@ def run_start(problem, seed, index, deadline=None, report=None):
         candidate = judged(np.array(xk, copy=True))
         if candidate[:2] < best[:2]:
             best = candidate
+            kept(best)
         if report is not None:
             report(index, done)
         if deadline is not None and time.time() > deadline:
@@ -138,16 +181,18 @@ def run_start(problem, seed, index, deadline=None, report=None):
 
     try:
         if best[0]:                  # torque limits violated at the start: SLSQP's linearization may be
-            x = _restore(problem, x, bounds, step, deadline)    # inconsistent there, so first get within them
+            x = _restore(problem, x, bounds, step, deadline, pace=pace)     # inconsistent there: first within them
         for p, width, count in SCHEDULES[problem.criterion]:
             problem.use_criterion(None if p is None else smooth_log_condition(p), width)
-            result = minimize(_before(deadline, problem.objective), x, jac=_before(deadline, problem.gradient),
+            result = minimize(_before(deadline, problem.objective, pace), x,
+                              jac=_before(deadline, problem.gradient, pace),
                               method="SLSQP", bounds=bounds,
                               constraints=constraints, callback=step, options={"maxiter": count, "ftol": FTOL})
             x = result.x
             step_value = judged(x)
             if step_value[:2] < best[:2]:
                 best = step_value
+                kept(best)
     except _Deadline:
         complete = False
     finally:
@@ -157,16 +202,16 @@ def run_start(problem, seed, index, deadline=None, report=None):
                        problem.evaluations - counts[0], problem.gradient_evaluations - counts[1])
 
 
-def _restore(problem, x, bounds, step, deadline=None, iterations=100):
+def _restore(problem, x, bounds, step, deadline=None, iterations=100, pace=None):
     """Minimize the squared constraint violations (L-BFGS-B within the bounds) from x, each evaluation started before
-    ``deadline`` (:func:`_before`)."""
+    ``deadline`` with room for the optimizer's next step (:func:`_before`, ``pace``)."""
     from scipy.optimize import minimize
 
     def penalty(y):
         short = np.minimum(problem.constraints(y), 0.0)
         return float(short @ short), 2.0 * (problem.jacobian(y).T @ short)
 
-    result = minimize(_before(deadline, penalty), x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
+    result = minimize(_before(deadline, penalty, pace), x, jac=True, method="L-BFGS-B", bounds=bounds, callback=step,
                       options={"maxiter": iterations})
     return result.x
 
@@ -193,10 +238,24 @@ def _report_to(events, every=5):
     return report
 
 
+def _kept_to(events):
+    """Send start 0's best point so far (a :class:`StartResult`) to the caller, best effort: a worker given up in the
+    middle of an SLSQP step (compiled code, seconds at 36–48 harmonics) lost it, and a design whose budget ended
+    before start 0 finished was that start's starting point rather than its best iterate (as with one worker)."""
+    def keep(result):
+        try:
+            events.put_nowait(("kept", result))
+        except (queue_module.Full, OSError):
+            pass
+    return keep
+
+
 def _work(index):
     raise_failed_start()
     w = _WORKER
-    return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]))
+    # only start 0's unfinished result is ever used (the design when no start finished: SearchOutcome)
+    keep = _kept_to(w["events"]) if index == 0 and w["deadline"] is not None else None
+    return run_start(w["problem"], w["seed"], index, w["deadline"], _report_to(w["events"]), keep)
 
 
 @dataclass(frozen=True)
@@ -249,10 +308,15 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         counted_iterations[result.index] = per_start          # a start that ends early counts in full
         show()
 
-    if workers <= 1:
+    long_steps = deadline is not None and slsqp_step_seconds(problem) > LONG_STEP
+    if workers <= 1 and not long_steps:
         _in_this_process(problem, starts, seed, deadline, tick, finished)
-    else:
-        _in_pool(problem, starts, seed, workers, deadline, tick, finished)
+    else:       # a pool of one when SLSQP's steps may outlast the deadline by seconds: the same design, bit for bit
+        # a worker inside such a step at the deadline is given up GRACE after it and stopped within POOL_END: the
+        # workers' deadline leaves that time, for the search to end by the budget's (the UR10e's 3 s steps at 48
+        # harmonics, a 10 s budget: 12.5 s, now ~10)
+        within = deadline if not long_steps else max(begin, deadline - GRACE - POOL_END)
+        _in_pool(problem, starts, seed, max(1, workers), within, tick, finished)
     counted = 0
     while counted in results and results[counted].complete:
         counted += 1
@@ -264,6 +328,12 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
         best = run_start(problem, seed, 0, deadline=time.time() - 1.0)
     return SearchOutcome(best, tuple(results[i] for i in sorted(results)), counted, time.time() - begin,
                          counted < starts)
+
+
+def slsqp_step_seconds(problem):
+    """An upper estimate of the seconds one SLSQP step (its subproblem, uninterruptible) takes on ``problem``
+    (:data:`SLSQP_SECONDS`): past a time budget, a start in this process ends only after it."""
+    return SLSQP_SECONDS * problem.n_constraints * float(problem.size) ** 2
 
 
 def _in_this_process(problem, starts, seed, deadline, tick, finished):
@@ -297,22 +367,25 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
         handover.send(min(workers, starts), lambda: list(pool._pool))
         pending = {index: pool.apply_async(_work, (index,)) for index in range(starts)}
         watch = WorkersWatched(lambda: list(pool._pool))
+        kept = []                       # start 0's best point so far, while it runs
         while pending:
             watch.check()
-            _drain(events, tick)
+            _drain(events, tick, kept.append)
             for index in [i for i, job in pending.items() if job.ready()]:
                 finished(pending.pop(index).get())
             if deadline is not None and time.time() > deadline + GRACE:
                 break           # workers stop at their next iteration after the deadline; do not wait longer
             time.sleep(0.02)
-        _drain(events, tick)
+        _drain(events, tick, kept.append)
+        if 0 in pending and kept:       # given up in the middle of a step: what it had found counts
+            finished(kept[-1])
         stopped = False
     finally:
         if pool is not None:
             # bounded also after a normal end: a SIGTERM that a worker's other thread took (multiprocessing's queue
             # feeder) leaves its main thread waiting for a task, and the pool's join with it (seen once in the suite);
             # there with time for a worker cut short by the time budget to stop its compile (twice WORKER_CLEANUP_WAIT)
-            with _killed_if_slow(lambda: list(pool._pool), grace=STOP_GRACE if stopped else 2.0):
+            with _killed_if_slow(lambda: list(pool._pool), grace=STOP_GRACE if stopped else POOL_END):
                 pool.terminate()
                 pool.join()
         if events is not None:
@@ -322,13 +395,18 @@ def _in_pool(problem, starts, seed, workers, deadline, tick, finished):
             handover.close()
 
 
-def _drain(events, tick):
+def _drain(events, tick, keep):
+    """Hand the workers' messages on: progress ``(index, iterations)`` to ``tick``, start 0's best point so far
+    ``("kept", StartResult)`` to ``keep``."""
     while True:
         try:
-            index, n = events.get_nowait()
+            first, second = events.get_nowait()
         except (queue_module.Empty, OSError, EOFError):
             return
-        tick(index, n)
+        if first == "kept":
+            keep(second)
+        else:
+            tick(first, second)
 
 
 def default_starts(workers, time_budget=None):

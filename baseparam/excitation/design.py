@@ -263,8 +263,11 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         Number of starts (default: four per worker, at least 8; with a time budget, as many as fit).
     workers : int, default 1
         Worker processes running starts in parallel: 1 (the default) runs them one after the other in
-        this process (on one BLAS thread, as a worker); -1 starts one per usable core (as scikit-learn's
-        ``n_jobs``). ``None`` means 1.
+        this process (on one BLAS thread, as a worker) — in one worker process with a ``time_budget`` when one
+        SLSQP step may take over 0.3 s (about 24 harmonics of a 7-joint arm and up), which the search gives up
+        within the budget (keeping start 0's best point so far), where this process would finish the step; -1
+        starts one per usable core (as
+        scikit-learn's ``n_jobs``). ``None`` means 1.
         The design does not depend on it (see :class:`SearchSummary`).
     time_budget : float, optional
         Seconds, at most 10⁹ (31 years: leave it out for none); the search stops there

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._stderr import solve_clarabel
 from .._validation import check_number, check_parameter_range, check_real_array
-from ..errors import ArgumentError, DataError
+from ..errors import ArgumentError, DataError, SimulationError, long_values_shortened, printable
 from ._echelon import gauss_jordan
 
 NAMES = ("XX", "YY", "ZZ", "XY", "XZ", "YZ", "SX", "SY", "SZ", "M")
@@ -125,7 +125,14 @@ def _echelon(rows, names):
 
 
 def _consistent(p0, cov_inv):
-    """The pseudo-inertia-PSD, mass ≥ 0 parameters nearest p0 in the metric cov_inv."""
+    """The pseudo-inertia-PSD, mass ≥ 0 parameters nearest p0 in the metric cov_inv.
+
+    Raises
+    ------
+    SimulationError
+        The solver failed (or is unavailable) and p0 is no physical body: p0 was returned as the estimate, a mass
+        below zero in a result said to be physically consistent.
+    """
     import cvxpy as cp
 
     L, w = metric_root(cov_inv)
@@ -135,17 +142,57 @@ def _consistent(p0, cov_inv):
     # residual is exactly zero has a zero covariance, whose pinv is zero: a wrench of zeros) left no objective at
     # all, and the solver's first feasible point came back — 1.05 kg and 2.2 kg·m² for a sensor reading nothing
     scale = np.abs(w).max()
-    if scale == 0 and p0[9] >= 0 and np.linalg.eigvalsh(pseudo_matrix(p0)).min() >= 0:
+    if scale == 0 and _physical(p0):
         return np.array(p0, dtype=float)          # consistent already: nearest itself in any metric
     objective = cp.sum_squares(L @ (x - p0)) + (1e-9 * scale if scale > 0 else 1.0) * cp.sum_squares(x - p0)
     problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, x[9] >= 0])
     try:
         solve_clarabel(problem)                    # a Rust panic: a SolverError, its text kept off stderr
     except cp.error.SolverError:
-        return p0
+        return _rescaled(p0, L, scale)
     if x.value is None:
-        return p0
+        return _rescaled(p0, L, scale)
     return np.asarray(x.value, dtype=float)
+
+
+def _rescaled(p0, L, scale):
+    """:func:`_consistent`'s problem again, in units where p0 and the metric are of order 1, after CLARABEL failed
+    on it as posed: a wrench log of no payload (p0 ~ 1e-8, the metric's eigenvalues up to 1e17) failed on 25 of 200
+    noise levels and then returned p0 as the consistent estimate, a mass or pseudo-inertia below zero. The same
+    minimizer (x = unit·y; the objective divided by a constant); tried only after a failure, so that every estimate
+    the first solve gives stays as it was."""
+    import cvxpy as cp
+
+    unit = max(float(np.abs(p0).max()), np.finfo(float).tiny)
+    y = cp.Variable(10)
+    J = pseudo_expression(y)
+    target = np.asarray(p0, dtype=float) / unit
+    metric, ridge = (L / np.sqrt(scale), 1e-9) if scale > 0 else (0.0 * L, 1.0)
+    objective = cp.sum_squares(metric @ (y - target)) + ridge * cp.sum_squares(y - target)
+    problem = cp.Problem(cp.Minimize(objective), [0.5 * (J + J.T) >> 0, y[9] >= 0])
+    try:
+        solve_clarabel(problem)
+    except cp.error.SolverError as exc:
+        return _unsolved(p0, f"CLARABEL failed: {' '.join(str(exc).split()) or type(exc).__name__}")
+    if y.value is None:
+        return _unsolved(p0, f"CLARABEL's status {problem.status}")
+    return unit * np.asarray(y.value, dtype=float)
+
+
+def _physical(p) -> bool:
+    """Whether 10 pseudo parameters are a body exactly: mass ≥ 0 and a positive semidefinite pseudo-inertia."""
+    return bool(p[9] >= 0 and np.linalg.eigvalsh(pseudo_matrix(p)).min() >= 0)
+
+
+def _unsolved(p0, why):
+    """p0 when the consistent estimate's solver failed (``why``) and p0 is a body already (nearest itself); else
+    SimulationError: the least-squares estimate was returned as the consistent one, a mass below zero or an inertia no
+    body has in a result every use takes as physical."""
+    if _physical(p0):
+        return np.array(p0, dtype=float)
+    why = long_values_shortened(printable(why))
+    raise SimulationError(f"payload: the physically consistent estimate failed ({why}); the least-squares one (mass "
+                          f"{p0[9]:.3g} kg) is no physical body")
 
 
 def _weighted_fit(A, y, fractions, used):

@@ -89,7 +89,7 @@ from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_fie
                            check_instance, check_number, check_option, check_parameter_vector, check_robot,
                            check_samples, check_seed, float_fields, shown)
 from .._warnings import deprecated_parameter
-from ..errors import ArgumentError, DataError, SettingsError
+from ..errors import ArgumentError, DataError, SettingsError, SimulationError, long_values_shortened, printable
 from ..model.parameters import ColumnLayout
 from ..model.value import Model
 from ..motion import Trajectory
@@ -1047,8 +1047,9 @@ def _consistent(layout, E, theta, cov, C, c_values, prior):
     problem = cp.Problem(cp.Minimize(objective), constraints)
     try:
         solve_clarabel(problem)                    # a Rust panic: a SolverError, its text kept off stderr
-    except cp.error.SolverError as exc:
-        raise ArgumentError(f"consistent fit: the solver failed ({exc})") from None
+    except cp.error.SolverError as exc:        # a numerical failure (errors.py), said on one line
+        said = long_values_shortened(printable(" ".join(str(exc).split()))) or type(exc).__name__
+        raise SimulationError(f"consistent fit: the solver failed ({said})") from None
     if beta.value is None:
-        raise ArgumentError(f"consistent fit: no solution ({problem.status})")
+        raise SimulationError(f"consistent fit: no solution ({problem.status})")
     return np.asarray(beta.value, dtype=float)

@@ -31,6 +31,7 @@ from .._validation import (check_field_kinds, check_field_shapes, check_finite_f
                            check_samples, float_fields)
 from ..errors import ArgumentError, ArgumentTypeError, DataError, DataWarning, SettingsError, printable
 from ..model.attach import payload_body, urdf_with_payload, with_payload
+from ..model.checks import INERTIA_TOLERANCE, inertia_problem
 from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters, described_parameters
 from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yaml
@@ -39,7 +40,7 @@ from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._columns import shown_names
 from ._inputs import _as_trajectories, check_joints
 from ._payload_math import (NAMES, _check_target, _echelon, _fit_payload, frame_change, payload_parameters,
-                            payload_physical)
+                            payload_physical, pseudo_matrix)
 from .payload_static import _check_still, identify_static
 from .payload_wrench import sensor_placement
 
@@ -158,6 +159,9 @@ class PayloadResult:
                                  "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
                                  "mode": (str, "a str"), "robot": ((Robot, None), "a bp.Robot or None")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters"))
+        _check_counts(self)
+        _check_physical(self)
+        _check_deviations(self)
         if self.mass <= 0:
             # no mass: no centre (com is then 0) nor inertia about it, not known to be 0 ± 0 — for every fit (the
             # consistent estimate's solver keeping a mass below zero, the still poses' clipped at 0) and a result
@@ -449,6 +453,60 @@ def _frame_said(flange):
     x, y, z, roll, pitch, yaw = (float(v) for v in np.ravel(np.asarray(flange, dtype=float)))
     return (f"the flange at x,y,z = {x:g},{y:g},{z:g} m, roll,pitch,yaw = {roll:g},{pitch:g},{yaw:g} rad in the link "
             "the last joint moves")
+
+
+# How far a result's body may lie outside the physical ones: a fit's consistent estimate is physical to CLARABEL's
+# tolerance only, relative to the body's scale (its pseudo-inertia's largest eigenvalue) for a body of ~1 and absolute
+# (the solver's feasibility tolerance, 1e-8) for a smaller one. Measured over the payload tests' fits and 2 000 random
+# wrench fits (no payload to 500 kg, noise 1e-6 to 0.1, rods): at most 3.5e-6 of the scale (-7.9e-11 beside 2.2e-5, a
+# fit of no payload) and -9e-17 beside 1e-16 (an exact log of no payload).
+PHYSICAL_TOLERANCE = 1e-5
+SOLVER_FEASIBILITY = 1e-8
+
+
+def _check_counts(result):
+    """Refuse a rank beyond the parameters the mode sees (10; 4 at rest) or a count of samples below 0."""
+    high = 4 if result.mode == "static" else 10
+    if not 0 <= result.rank <= high:
+        raise ArgumentError(f"PayloadResult.rank: expected a whole number from 0 to {high}, got {result.rank}")
+    if result.n_samples < 0:
+        raise ArgumentError(f"PayloadResult.n_samples: expected a whole number ≥ 0, got {result.n_samples}")
+
+
+def _check_physical(result):
+    """Refuse a :class:`PayloadResult` no body gives: a mass below zero, pseudo parameters whose pseudo-inertia is not
+    positive semidefinite, an inertia about the centre of mass that is not symmetric or not physical (a negative
+    principal moment, the triangle inequality violated). ``attach``, ``robot_text`` and the vendors' formats would
+    carry it into a robot or a controller. Every fit's result passes: :data:`PHYSICAL_TOLERANCE` of the
+    pseudo-inertia's scale (at least :data:`SOLVER_FEASIBILITY`) is left for the solver, and for the inertia about
+    the centre, the pseudo-inertia's Schur complement (second moments Σc = Σ − m c cᵀ), that slack times (1 + |c|²)
+    per eigenvalue of Σc (twice that per principal moment)."""
+    eigenvalues = np.linalg.eigvalsh(pseudo_matrix(result.parameters))
+    slack = max(PHYSICAL_TOLERANCE * float(np.abs(eigenvalues).max()), SOLVER_FEASIBILITY)
+    if result.mass < -slack:
+        raise ArgumentError(f"PayloadResult.mass: expected a mass ≥ 0 kg, got {shown(result.mass)}")
+    if eigenvalues[0] < -slack:
+        raise ArgumentError(f"PayloadResult.parameters: not a body's: its pseudo-inertia has a negative eigenvalue "
+                            f"({eigenvalues[0]:.6g} beside {eigenvalues[-1]:.6g}); expected it positive semidefinite")
+    inertia = result.inertia
+    inertia_slack = 2.0 * slack * (1.0 + float(result.com @ result.com))
+    asymmetry = np.abs(inertia - inertia.T)
+    if asymmetry.max() > max(INERTIA_TOLERANCE * float(np.abs(inertia).max()), inertia_slack):
+        i, j = np.unravel_index(np.argmax(asymmetry), asymmetry.shape)
+        raise ArgumentError(f"PayloadResult.inertia: expected a symmetric matrix, got [{i + 1}][{j + 1}] = "
+                            f"{float(inertia[i, j])!r} but [{j + 1}][{i + 1}] = {float(inertia[j, i])!r}")
+    problem = inertia_problem(inertia, slack=inertia_slack)
+    if problem is not None:
+        raise ArgumentError(f"PayloadResult.inertia: {problem[1]}")
+
+
+def _check_deviations(result):
+    """Refuse a standard deviation, RMSE or condition number below zero (NaN: undetermined, as the fits say)."""
+    for field in ("mass_std", "com_std", "inertia_std", "rmse", "condition_number"):
+        value = getattr(result, field)
+        if value is not None and (np.asarray(value) < 0).any():         # NaN compares False
+            raise ArgumentError(f"PayloadResult.{field}: expected numbers ≥ 0 (NaN where undetermined), got "
+                                f"{shown(value if np.ndim(value) == 0 else np.asarray(value).tolist())}")
 
 
 def same_arm(robot, model, label="model", robot_name=None, model_name=None):

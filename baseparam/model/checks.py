@@ -108,11 +108,12 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     return inertia_problem(tensor) if physical else None
 
 
-def inertia_problem(tensor):
+def inertia_problem(tensor, slack=0.0):
     """Why a finite symmetric inertia tensor (about the COM) is not physical, as ``(field, message)``,
-    or None: a negative principal moment, or the triangle inequality violated (beyond 1e-9 of the trace)."""
+    or None: a negative principal moment, or the triangle inequality violated (beyond 1e-9 of the trace, or
+    ``slack`` kg·m² if larger: a fitted tensor's own tolerance)."""
     moments = np.linalg.eigvalsh(0.5 * (tensor + tensor.T))
-    tol = INERTIA_TOLERANCE * max(float(np.abs(moments).sum()), 1e-300)
+    tol = max(INERTIA_TOLERANCE * max(float(np.abs(moments).sum()), 1e-300), slack)
     if moments[0] < -tol:
         return "inertia", (f"not a physical inertia: a principal moment is negative ({moments[0]:.6g} kg·m²; "
                            f"principal moments {_moments(moments)})")
