@@ -40,7 +40,7 @@ from ..errors import DataError, SettingsError, printable
 from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
-                     shown_contents, topics_listed)
+                     shown_contents, topics_listed, two_clocks_note)
 from ._record import ABSURD_BOUNDS, absurd, beyond_bounds
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
@@ -227,6 +227,18 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     """A floating-base :class:`~baseparam.Trajectory` (``wrenches`` (S, C, 6) for the contacts) from a
     ROS bag (module notes); an :class:`~baseparam.identification.imu.ImuTrajectory` when ``base_topic`` is an
     IMU's (``imu_frame``: its URDF link)."""
+    named = ([base_topic] if base_topic else []) + [tp for _, tp in contact_topics(contacts)]
+    # read once for the joints, the base and the contacts (on either clock); through rosbags, with every base pose
+    # topic when the base topic is to be found
+    # topics and types as the messages show them, as read_bag shows the joints'
+    contents = shown_contents(read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES)))
+    return _floating_from(path, source, robot, contacts, contents, topic=topic, base_topic=base_topic, clock=clock,
+                          joints=joints, imu_frame=imu_frame)
+
+
+def _floating_from(path, source, robot, contacts, contents, *, topic, base_topic, clock, joints, imu_frame):
+    """:func:`read_floating_bag` of the bag's messages ``contents`` (:func:`shown_contents`), read once: a bag whose
+    topics are on two clocks is read from them again on the receive clock, not from the file."""
     from ..dynamics.floating import rotation_matrices
     from ..model.robot import joint_names
 
@@ -234,11 +246,6 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     pairs = contact_topics(contacts)
     if joints is None:
         joints = joint_names(robot.joints)
-    named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
-    # read once for the joints, the base and the contacts; through rosbags, with every base pose topic
-    # when the base topic is to be found
-    # topics and types as the messages show them, as read_bag shows the joints'
-    contents = shown_contents(read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES)))
     raw, extra, problem, _ = contents
     if problem:
         raise DataError(f"{source}: {problem}")
@@ -291,11 +298,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if len(on) > 1:
         # header stamps and receive times differ by the transport lag: a wrench of one clock interpolated at joint
         # samples of the other was another instant's, with a note only; read again, all on the receive clock
-        mixed = read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=asked[0], clock="receive",
-                                  joints=asked[1], imu_frame=asked[2])
-        note = (f"{source}: {', '.join(on['receive'])} without header stamps (receive times), "
-                f"{', '.join(on['header'])} with: all are read on their receive times, one clock (header stamps "
-                "and receive times differ by the transport lag)")
+        mixed = _floating_from(path, source, robot, contacts, contents, topic=topic, base_topic=asked[0],
+                               clock="receive", joints=asked[1], imu_frame=asked[2])
+        note = two_clocks_note(source, on["header"], on["receive"])
         return dataclasses.replace(mixed, notes=(*mixed.notes, note))
     t = js.t
     ids = covered(t, [tb] + [ts for ts, _, _, _ in wrench_streams])

@@ -1,0 +1,64 @@
+"""Round 23, helper lrd4: last stop's reader leftovers (issue 28)."""
+
+import numpy as np
+
+
+def test_floating_bag_on_two_clocks_is_read_from_the_file_once(space, tmp_path, monkeypatch):
+    """A floating-base bag whose wrench has zero stamps (receive times) beside stamped joint states and base: read
+    again on the receive clock, it was read again from the file too (the whole bag twice). Now its messages are
+    read once; the note says what was done and why, in one line."""
+    import baseparam as bp
+    from baseparam.identification import _floating_bags
+    from conftest import ROOT
+    from test_floating_logs import rosbags_bag
+
+    robot, log = bp.load_robot(ROOT / "robots" / "space_robot.yaml"), space.log
+    a, b = np.arange(6.0), np.linspace(-1, 1, 6)
+    plates = {"/left/wrench": (log.t, a + np.outer(log.t, b))}
+    bag = rosbags_bag(tmp_path / "bag", log.t, log.q, log.qd, wrenches=plates, receive_lag=0.004)
+    reads = []
+    real = _floating_bags.read_raw
+    monkeypatch.setattr(_floating_bags, "read_raw", lambda *args: reads.append(args) or real(*args))
+    traj = bp.read_trajectory(bag, robot=robot, contacts={"left": "/left/wrench"})
+    assert len(reads) == 1
+    np.testing.assert_allclose(traj.t, log.t + 0.004, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(traj.wrenches[:, 0], a + np.outer(log.t, b), rtol=0, atol=1e-9)
+    note = next(n for n in traj.notes if "one clock" in n)
+    assert "\n" not in note
+    assert ("the joint states, /base read on receive times, not header stamps, as /left/wrench has none: one clock "
+            "for all topics (the two clocks differ by the transport lag)") in note
+
+
+def test_joint_states_beside_a_topic_of_zero_stamps_are_read_on_receive_times(tmp_path):
+    """Decision: a topic whose header stamps are all zero is read on its receive times, and the stamped JointState
+    beside it moves to receive times too (one clock: the recorder's lag is common to both); reading only the
+    zero-stamp topic on receive times would pair each effort with the joint sample of another instant. Both notes
+    say so, each in one line."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from test_logs import NAMES, _message, _ns, _typestore
+
+    from baseparam.identification.trajectory import read_trajectory
+
+    ts = _typestore()
+    t = 1.0 + np.arange(200) / 500.0
+    rng = np.random.default_rng(7)
+    q, tau = np.sin(np.outer(t, [1.0, 2.0, 3.0])), rng.normal(0, 5, (t.size, 3))
+    lag = 0.003
+    path = tmp_path / "bag"
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        eff = writer.add_connection("/efforts", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(t.size):
+            recv = int(_ns(t[k] + lag))
+            writer.write(js, recv, ts.serialize_cdr(_message(ts, int(_ns(t[k])), NAMES, q[k], [], []),
+                                                    "sensor_msgs/msg/JointState"))
+            writer.write(eff, recv, ts.serialize_cdr(_message(ts, 0, NAMES, [], [], tau[k]),
+                                                     "sensor_msgs/msg/JointState"))
+    traj = read_trajectory(path, joints=NAMES, columns={"tau": "/efforts:effort"})
+    np.testing.assert_allclose(traj.t, t + lag, rtol=0, atol=1e-9)
+    assert np.array_equal(traj.q, q) and np.array_equal(traj.tau, tau)     # each effort with its own sample
+    zero = next(n for n in traj.notes if "all zero" in n)
+    both = next(n for n in traj.notes if "one clock" in n)
+    assert "/efforts" in zero and "\n" not in zero
+    assert ("/joint_states read on receive times, not header stamps, as /efforts has none: one clock for all topics"
+            in both)
