@@ -1,6 +1,7 @@
 """Round 23, helper lrd4: last stop's reader leftovers (issue 28)."""
 
 import numpy as np
+import pytest
 
 
 def test_floating_bag_on_two_clocks_is_read_from_the_file_once(space, tmp_path, monkeypatch):
@@ -62,3 +63,39 @@ def test_joint_states_beside_a_topic_of_zero_stamps_are_read_on_receive_times(tm
     assert "/efforts" in zero and "\n" not in zero
     assert ("/joint_states read on receive times, not header stamps, as /efforts has none: one clock for all topics"
             in both)
+
+
+@pytest.mark.parametrize("old, new", [(b"sensor_msgs/msg/JointState", b"sensor_msgs/msg/JointStatf"),
+                                      (b"/joint_states", b"/joint_statez")])
+def test_a_forged_summary_of_a_message_compressed_bag_is_refused(tmp_path, old, new):
+    """A rosbag2 MCAP folder of zstd-compressed messages is counted by our MCAP reader, then read by rosbags, which
+    takes the summary's schemas and channels: one other than the data section's of the same id (the spec: records of
+    one id are identical) was not refused there, as the chunk path refuses it (a topic renamed there was said as "no
+    JointState messages", a type renamed refused in rosbags' words). Now it is, in one line."""
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from test_logs import NAMES, _message, _ns, _typestore
+
+    import baseparam as bp
+
+    ts = _typestore()
+    t = 1.0 + np.arange(50) / 100.0
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    bag = tmp_path / "bag"
+    writer = Writer(bag, version=8, storage_plugin=StoragePlugin.MCAP)
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    with writer:
+        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
+        for k in range(t.size):
+            writer.write(js, int(_ns(t[k])), ts.serialize_cdr(_message(ts, int(_ns(t[k])), NAMES, q[k], q[k], q[k]),
+                                                              "sensor_msgs/msg/JointState"))
+    assert np.array_equal(bp.read_trajectory(bag, joints=NAMES).q, q)
+    (file,) = bag.glob("*.mcap")
+    data = bytearray(file.read_bytes())
+    at = data.rfind(old)          # the summary's schema or channel (rosbags writes no summary CRC)
+    assert data.find(old) < at
+    data[at:at + len(old)] = new
+    file.write_bytes(bytes(data))
+    with pytest.raises(bp.DataError) as err:
+        bp.read_trajectory(bag, joints=NAMES)
+    message = str(err.value)
+    assert "\n" not in message and "must be identical (damaged or forged)" in message and new.decode() in message
