@@ -99,3 +99,43 @@ def test_a_forged_summary_of_a_message_compressed_bag_is_refused(tmp_path, old, 
         bp.read_trajectory(bag, joints=NAMES)
     message = str(err.value)
     assert "\n" not in message and "must be identical (damaged or forged)" in message and new.decode() in message
+
+
+LONG = "x" * 5000 + "\nforged line"
+
+
+def _bounded(message, limit=400):
+    assert "\n" not in message and len(message) < limit and ("…" in message or "..." in message)
+
+
+def test_a_json_key_given_twice_is_shown_by_the_shared_rule():
+    """A long key given twice was cut by hand (printable(repr())[:80], no mark of the cut): now by ``shown``."""
+    from baseparam._checks import _json_object, _KeyTwice
+
+    with pytest.raises(_KeyTwice) as err:
+        _json_object([(LONG, 1), (LONG, 2)])
+    _bounded(str(err.value))
+
+
+def test_a_lerobot_feature_of_a_long_name_is_shown_bounded():
+    from baseparam.errors import DataError
+    from baseparam.identification._parquet import _feature_names
+
+    for features in ({LONG: 5}, {LONG: {"names": [1, 2]}}):
+        with pytest.raises(DataError) as err:
+            _feature_names("info.json", features, LONG)
+        _bounded(str(err.value))
+
+
+def test_an_imu_frame_id_and_topics_are_shown_bounded():
+    """A header.frame_id or a topic name read from a bag went whole into notes (printable only: 5 000 characters)."""
+    import baseparam as bp
+    from baseparam.identification._floating_bags import _imu_link
+    from conftest import ROOT
+
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    notes = []
+    assert _imu_link("b.mcap", "/" + LONG, robot, [LONG], notes)[0] is None
+    _bounded(notes[0])
+    from baseparam.identification._bags import two_clocks_note
+    _bounded(two_clocks_note("b.mcap", ["/" + LONG], ["/" + LONG + "2"]))

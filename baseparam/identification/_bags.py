@@ -490,7 +490,7 @@ def two_clocks_note(source, stamped, unstamped):
     """The note, one line, of the ``stamped`` topics (names) read on their receive times because the ``unstamped``
     ones have no header stamps: what was done and why (the two clocks differ by the transport lag)."""
     verb = "has" if len(unstamped) == 1 else "have"
-    return (f"{source}: {', '.join(stamped)} read on receive times, not header stamps, as {', '.join(unstamped)} "
+    return (f"{source}: {shown_names(stamped)} read on receive times, not header stamps, as {shown_names(unstamped)} "
             f"{verb} none: one clock for all topics (the two clocks differ by the transport lag)")
 
 
