@@ -35,26 +35,17 @@ def test_joint_states_beside_a_topic_of_zero_stamps_are_read_on_receive_times(tm
     beside it moves to receive times too (one clock: the recorder's lag is common to both); reading only the
     zero-stamp topic on receive times would pair each effort with the joint sample of another instant. Both notes
     say so, each in one line."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from test_logs import NAMES, _message, _ns, _typestore
+    from test_fuzz_round22_lrd2 import lagged_bag
+    from test_logs import NAMES, _message, _typestore
 
     from baseparam.identification.trajectory import read_trajectory
 
-    ts = _typestore()
     t = 1.0 + np.arange(200) / 500.0
     rng = np.random.default_rng(7)
     q, tau = np.sin(np.outer(t, [1.0, 2.0, 3.0])), rng.normal(0, 5, (t.size, 3))
     lag = 0.003
-    path = tmp_path / "bag"
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
-        js = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts)
-        eff = writer.add_connection("/efforts", "sensor_msgs/msg/JointState", typestore=ts)
-        for k in range(t.size):
-            recv = int(_ns(t[k] + lag))
-            writer.write(js, recv, ts.serialize_cdr(_message(ts, int(_ns(t[k])), NAMES, q[k], [], []),
-                                                    "sensor_msgs/msg/JointState"))
-            writer.write(eff, recv, ts.serialize_cdr(_message(ts, 0, NAMES, [], [], tau[k]),
-                                                     "sensor_msgs/msg/JointState"))
+    path = lagged_bag(tmp_path / "bag", t, q, lag, "/efforts", "sensor_msgs/msg/JointState",
+                      lambda k: _message(_typestore(), 0, NAMES, [], [], tau[k]))
     traj = read_trajectory(path, joints=NAMES, columns={"tau": "/efforts:effort"})
     np.testing.assert_allclose(traj.t, t + lag, rtol=0, atol=1e-9)
     assert np.array_equal(traj.q, q) and np.array_equal(traj.tau, tau)     # each effort with its own sample
