@@ -266,7 +266,7 @@ def _json_object(pairs):
     out = dict(pairs)
     if len(out) < len(pairs):
         twice = next(key for k, (key, _) in enumerate(pairs) if any(key == other for other, _ in pairs[:k]))
-        raise _KeyTwice(f"key {printable(repr(twice))[:80]} given twice in one object")
+        raise _KeyTwice(f"key {shown(twice, 80)} given twice in one object")
     return out
 
 

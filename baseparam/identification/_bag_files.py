@@ -123,8 +123,7 @@ def _read_mcap(path, source):
     # read by pread, not mapped: a file another process cut short while it was mapped killed the reader by SIGBUS
     with stream:
         _mcap.read(FileBytes.of(stream, f"{source}: cannot read as MCAP"), contents)
-    if contents.problem and (contents.forged or not contents.channels and not contents.pieces):
-        raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
+    _refuse_unreadable(contents, source, nothing_read=not contents.channels and not contents.pieces)
     raw = {}
     for cid, (topic, encoding, sid) in contents.channels.items():
         msgtype, _, msgdef = contents.schemas.get(sid, ("", "", b""))
@@ -437,6 +436,16 @@ def _check_compressed_mcap_messages(path, source, named, types):
             _mcap.read(FileBytes.of(stream, f"{source}: cannot read as MCAP"), contents)
     except (OSError, zstandard.ZstdError):    # not read, or a message that does not decompress: left to rosbags
         return
+    # rosbags takes the summary's schemas and channels: one differing from the data section's (the chunk path's
+    # check) would have its messages read as another type or topic
+    _refuse_unreadable(contents, source)
+
+
+def _refuse_unreadable(contents, source, nothing_read=False):
+    """DataError naming ``source`` when our MCAP reader's ``contents`` have a forged summary (a schema or channel
+    other than the data section's of the same id: nothing is trusted), or a problem and ``nothing_read``."""
+    if contents.problem and (contents.forged or nothing_read):
+        raise DataError(f"{source}: cannot read as MCAP: {contents.problem}")
 
 
 def _check_compressed_file(path, source):

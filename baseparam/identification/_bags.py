@@ -482,10 +482,16 @@ def _one_clock(used, receive, source, notes):
         return {}
     stamped = [s for s in used if s.clock == "header"]
     unstamped = sorted({s.topic for s in used if s.clock == "receive"})
-    notes.append(f"{source}: topics {', '.join(unstamped)} have no header stamps (receive times) and "
-                 f"{', '.join(sorted({s.topic for s in stamped}))} have: all are read on their receive times, one "
-                 "clock (header stamps and receive times differ by the transport lag)")
+    notes.append(two_clocks_note(source, sorted({s.topic for s in stamped}), unstamped))
     return {id(s): receive(s) for s in stamped}
+
+
+def two_clocks_note(source, stamped, unstamped):
+    """The note, one line, of the ``stamped`` topics (names) read on their receive times because the ``unstamped``
+    ones have no header stamps: what was done and why (the two clocks differ by the transport lag)."""
+    verb = "has" if len(unstamped) == 1 else "have"
+    return (f"{source}: {shown_names(stamped)} read on receive times, not header stamps, as {shown_names(unstamped)} "
+            f"{verb} none: one clock for all topics (the two clocks differ by the transport lag)")
 
 
 def _messages(stream, index, **changes):

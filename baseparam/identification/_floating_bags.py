@@ -33,14 +33,15 @@ import dataclasses
 
 import numpy as np
 
-from .._checks import counted
+from .._checks import counted, shown
 from .._numbers import ABSURD
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
 from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
 from ._bag_files import read_raw
+from ._columns import shown_name
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
-                     shown_contents, topics_listed)
+                     shown_contents, topics_listed, two_clocks_note)
 from ._record import ABSURD_BOUNDS, absurd, beyond_bounds
 from .imu import ImuTrajectory, _urdf_links, base_from_imu, imu_mounting, world_frame
 
@@ -118,12 +119,12 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     the messages' distinct ``header.frame_id``."""
 
     def damaged(index, reason):
-        return DataError(f"{source}: topic {topic}: message {index}: damaged "
+        return DataError(f"{source}: topic {shown_name(topic)}: message {index}: damaged "
                          f"{_short(entry[0]).rsplit('/', 1)[-1]} ({reason})")
 
     items = list(deserialized(topic, entry, source))
     if not items:
-        raise DataError(f"{source}: topic {topic}: no messages")
+        raise DataError(f"{source}: topic {shown_name(topic)}: no messages")
     order, received, stamps, msgs = zip(*items)
     if None in stamps:
         i = stamps.index(None)
@@ -138,8 +139,8 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
         for column, field in ((11, "angular_velocity"), (12, "linear_acceleration")):
             if not values[:, column].all():
                 i = int(np.argmax(values[:, column] == 0))
-                raise DataError(f"{source}: topic {topic}: message {order[i]}: {field}_covariance[0] = -1 (ROS: no "
-                                f"{field} measured); the base from an IMU needs its rate and specific force")
+                raise DataError(f"{source}: topic {shown_name(topic)}: message {order[i]}: {field}_covariance[0] = -1 "
+                                f"(ROS: no {field} measured); the base from an IMU needs its rate and specific force")
         # an all-zero quaternion is no orientation either (a ROS 1 driver that leaves it unset without the -1): the
         # torques do not need it, so it is read as the -1, not refused as a quaternion of norm 0
         values[(values[:, :4] == 0).all(axis=1), 10] = 0.0
@@ -148,8 +149,8 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
             # an orientation in some messages only (a filter that has not converged yet at the start): the torques
             # do not need it, so it is left out rather than the bag refused
             values[:, 10] = 0.0
-            notes.append(f"{source}: IMU topic {topic}: no orientation in {int(none.sum())} of {none.size} messages "
-                         "(covariance[0] = -1 or all zeros): left out in all")
+            notes.append(f"{source}: IMU topic {shown_name(topic)}: no orientation in {int(none.sum())} of "
+                         f"{none.size} messages (covariance[0] = -1 or all zeros): left out in all")
     bad = ~np.isfinite(values)
     if bad.any():
         raise damaged(int(order[np.argmax(bad.any(axis=1))]), "a value is not a finite number")
@@ -157,7 +158,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     rows, columns = beyond_bounds(values, np.array([bound for _, bound in _BOUNDS[kind]]))
     if rows.size:
         field, bound = _BOUNDS[kind][columns[0]]
-        raise DataError(f"{source}: topic {topic}: message {order[rows[0]]}: {field}: "
+        raise DataError(f"{source}: topic {shown_name(topic)}: message {order[rows[0]]}: {field}: "
                         f"{absurd(values[rows[0], columns[0]], bound)}")
     if frames is not None or kind == "wrench":
         frame_ids = [getattr(getattr(m, "header", None), "frame_id", "") for m in msgs]
@@ -167,12 +168,12 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
         verdict = {f: world_frame(f, robot) for f in set(frame_ids)}
         world = next((i for i, f in enumerate(frame_ids) if verdict[f]), None)
         if world is not None:
-            at = f"{source}: topic {topic}: message {order[world]}: a wrench in the world frame " \
-                 f"{printable(frame_ids[world])!r} (a force plate's)"
+            at = f"{source}: topic {shown_name(topic)}: message {order[world]}: a wrench in the world frame " \
+                 f"{shown(frame_ids[world])} (a force plate's)"
             if imu_base is not None:
-                raise DataError(f"{at} needs the base position, which the IMU on {imu_base} does not give; log it in a "
-                                "frame fixed on the link (a foot or wrist F/T sensor), or read the base from an "
-                                "Odometry or PoseStamped topic")
+                raise DataError(f"{at} needs the base position, which the IMU on {shown_name(imu_base)} does not "
+                                "give; log it in a frame fixed on the link (a foot or wrist F/T sensor), or read the "
+                                "base from an Odometry or PoseStamped topic")
             # a contact's wrench is read in its link's frame (docs/formats.md); one in a world frame would be
             # taken for that silently (the world frame of a force plate and of the odometry need not agree)
             raise DataError(f"{at}; a contact's wrench is read in the frame of its link: log it there (a foot or "
@@ -190,7 +191,7 @@ def _stream(topic, entry, source, clock, extra, kind, notes, imu_base=None, robo
     _exact_times(stream, extra or {}, notes, source)
     t = stream.stamps
     if t.size > 1 and not (np.diff(t) > 0).all():
-        raise DataError(f"{source}: topic {topic}: two messages with one time stamp ({stream.clock} clock)")
+        raise DataError(f"{source}: topic {shown_name(topic)}: two messages with one time stamp ({stream.clock} clock)")
     return t, stream.arrays[""], stream.order, stream.clock
 
 
@@ -227,6 +228,18 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     """A floating-base :class:`~baseparam.Trajectory` (``wrenches`` (S, C, 6) for the contacts) from a
     ROS bag (module notes); an :class:`~baseparam.identification.imu.ImuTrajectory` when ``base_topic`` is an
     IMU's (``imu_frame``: its URDF link)."""
+    named = ([base_topic] if base_topic else []) + [tp for _, tp in contact_topics(contacts)]
+    # read once for the joints, the base and the contacts (on either clock); through rosbags, with every base pose
+    # topic when the base topic is to be found
+    # topics and types as the messages show them, as read_bag shows the joints'
+    contents = shown_contents(read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES)))
+    return _floating_from(path, source, robot, contacts, contents, topic=topic, base_topic=base_topic, clock=clock,
+                          joints=joints, imu_frame=imu_frame)
+
+
+def _floating_from(path, source, robot, contacts, contents, *, topic, base_topic, clock, joints, imu_frame):
+    """:func:`read_floating_bag` of the bag's messages ``contents`` (:func:`shown_contents`), read once: a bag whose
+    topics are on two clocks is read from them again on the receive clock, not from the file."""
     from ..dynamics.floating import rotation_matrices
     from ..model.robot import joint_names
 
@@ -234,11 +247,6 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     pairs = contact_topics(contacts)
     if joints is None:
         joints = joint_names(robot.joints)
-    named = ([base_topic] if base_topic else []) + [tp for _, tp in pairs]
-    # read once for the joints, the base and the contacts; through rosbags, with every base pose topic
-    # when the base topic is to be found
-    # topics and types as the messages show them, as read_bag shows the joints'
-    contents = shown_contents(read_raw(path, source, set(named), () if base_topic else tuple(BASE_TYPES)))
     raw, extra, problem, _ = contents
     if problem:
         raise DataError(f"{source}: {problem}")
@@ -261,18 +269,20 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         raise DataError(f"{source}: base pose topic {named}: not in the bag (it has {topics_listed(raw)})")
     imu = types[base_topic] == IMU_TYPE
     if types[base_topic] not in BASE_TYPES and not imu:
-        raise DataError(f"{source}: base pose topic {base_topic}: type {types[base_topic] or 'unknown'}; expected "
-                        f"nav_msgs/Odometry, geometry_msgs/PoseStamped or {IMU_TYPE}")
+        raise DataError(f"{source}: base pose topic {shown_name(base_topic)}: type "
+                        f"{types[base_topic] or 'unknown'}; expected nav_msgs/Odometry, geometry_msgs/PoseStamped "
+                        f"or {IMU_TYPE}")
     if imu_frame is not None and not imu:
-        raise DataError(f"{source}: imu_frame={printable(str(imu_frame))!r} places an IMU; base topic {base_topic} is "
-                        f"a {types[base_topic]} (name the {IMU_TYPE} topic with base_topic=)")
+        raise DataError(f"{source}: imu_frame={printable(str(imu_frame))!r} places an IMU; base topic "
+                        f"{shown_name(base_topic)} is a {types[base_topic]} (name the {IMU_TYPE} topic with "
+                        "base_topic=)")
     for name, tp in pairs:
         if tp not in raw:
-            raise DataError(f"{source}: contact {name}: wrench topic {tp} not in the bag "
+            raise DataError(f"{source}: contact {name}: wrench topic {shown_name(tp)} not in the bag "
                             f"(it has {topics_listed(raw)})")
         if types[tp] != WRENCH_TYPE:
-            raise DataError(f"{source}: contact {name}: topic {tp}: type {types[tp] or 'unknown'}; expected "
-                            f"{WRENCH_TYPE}")
+            raise DataError(f"{source}: contact {name}: topic {shown_name(tp)}: type "
+                            f"{types[tp] or 'unknown'}; expected {WRENCH_TYPE}")
     notes = list(js.notes)
     kind = "imu" if imu else BASE_TYPES[types[base_topic]]
     if imu and imu_frame is not None:
@@ -291,11 +301,9 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
     if len(on) > 1:
         # header stamps and receive times differ by the transport lag: a wrench of one clock interpolated at joint
         # samples of the other was another instant's, with a note only; read again, all on the receive clock
-        mixed = read_floating_bag(path, source, robot, contacts, topic=topic, base_topic=asked[0], clock="receive",
-                                  joints=asked[1], imu_frame=asked[2])
-        note = (f"{source}: {', '.join(on['receive'])} without header stamps (receive times), "
-                f"{', '.join(on['header'])} with: all are read on their receive times, one clock (header stamps "
-                "and receive times differ by the transport lag)")
+        mixed = _floating_from(path, source, robot, contacts, contents, topic=topic, base_topic=asked[0],
+                               clock="receive", joints=asked[1], imu_frame=asked[2])
+        note = two_clocks_note(source, on["header"], on["receive"])
         return dataclasses.replace(mixed, notes=(*mixed.notes, note))
     t = js.t
     ids = covered(t, [tb] + [ts for ts, _, _, _ in wrench_streams])
@@ -314,14 +322,16 @@ def read_floating_bag(path, source, robot, contacts=(), *, topic=None, base_topi
         # not interpolated: a base message at each joint sample kept (baseparam's writer, a common clock)
         pose, matched = _at(tk, tb, base, slice(3, 7))
         if matched is None:
-            notes.append(f"{source}: base topic {base_topic} linearly interpolated at the times of the joint states")
+            notes.append(f"{source}: base topic {shown_name(base_topic)} linearly interpolated at the times of the "
+                         "joint states")
         if kind == "odometry":
             twist = pose[:, 7:13]
         else:
             # v = Rᵀ ṗ
             velocity = np.einsum("sji,sj->si", rotation_matrices(pose[:, 3:7]), central_differences(pose[:, :3], tk))
             twist = np.column_stack([velocity, _omega(tk, pose[:, 3:7])])
-            notes.append(f"{source}: base twist derived from the poses of {base_topic} (central differences)")
+            notes.append(f"{source}: base twist derived from the poses of {shown_name(base_topic)} "
+                         "(central differences)")
         jq, jqd = _joint_states(source, js, ids, tk, notes)
         q, qd = np.hstack([pose[:, :7], jq]), np.hstack([twist, jqd])
         base_qdd = None if matched is None else attached(extra, f"baseparam{base_topic}/qdd", border, 6, matched,
@@ -370,11 +380,11 @@ def _imu_link(source, topic, robot, frames, notes):
             return named[0], imu_mounting(robot, named[0])
         except SettingsError as exc:
             reason = str(exc).split(": ", 1)[-1]
-            raise DataError(f"{source}: topic {topic}: header.frame_id {printable(named[0])!r}: {reason}; name the "
-                            "IMU's link with imu_frame= if the frame is not where the IMU sits") from None
+            raise DataError(f"{source}: topic {shown_name(topic)}: header.frame_id {shown(named[0])}: {reason}; "
+                            "name the IMU's link with imu_frame= if the frame is not where the IMU sits") from None
     if named:
-        shown_frames = ", ".join(repr(printable(f)) for f in named[:3])
-        notes.append(f"{source}: IMU topic {topic}: header.frame_id {shown_frames} "
+        shown_frames = ", ".join(shown(f) for f in named[:3])
+        notes.append(f"{source}: IMU topic {shown_name(topic)}: header.frame_id {shown_frames} "
                      f"{'names no link of the robot' if len(named) == 1 else 'changes from message to message'}: the "
                      "IMU taken at the base frame (name its link with imu_frame=)")
     return None, (np.zeros(3), np.eye(3))
@@ -386,15 +396,16 @@ def _imu_motion(source, robot, js, ids, tk, tb, values, base_topic, mounting, im
     oriented = bool(values[:, 10].all())
     at, matched = _at(tk, tb, values, slice(0, 4) if oriented else None)
     if matched is None:
-        notes.append(f"{source}: IMU topic {base_topic} linearly interpolated at the times of the joint states")
+        notes.append(f"{source}: IMU topic {shown_name(base_topic)} linearly interpolated at the times of the "
+                     "joint states")
     elif oriented:      # as logged: unit within the slack, made unit as the interpolated ones are
         at[:, :4] /= np.linalg.norm(at[:, :4], axis=1, keepdims=True)
     position, rotation = mounting
     q, qd, qdd = base_from_imu(tk, at[:, :4] if oriented else None, at[:, 4:7], at[:, 7:10],
                                gravity=robot.gravity_si, position=position, rotation=rotation, source=source)
-    where = f"{printable(imu_frame)!r} at {np.round(position, 6).tolist()} m" if imu_frame else "the base frame"
-    notes.append(f"{source}: base from the IMU on {base_topic} ({where}): position and linear velocity not measured "
-                 "(0: the torques need only the specific force), ω̇ by central differences"
+    where = f"{shown(imu_frame)} at {np.round(position, 6).tolist()} m" if imu_frame else "the base frame"
+    notes.append(f"{source}: base from the IMU on {shown_name(base_topic)} ({where}): position and linear "
+                 "velocity not measured (0: the torques need only the specific force), ω̇ by central differences"
                  + ("" if oriented else "; no orientation given (the identity: the torques do not depend on it)"))
     jq, jqd = _joint_states(source, js, ids, tk, notes)
     jqdd = _or_derived(None if js.qdd is None else js.qdd[ids], jqd, tk, notes,

@@ -416,14 +416,14 @@ def _feature_names(where, features, column):
     feature = features.get(column)
     names = feature.get("names") if isinstance(feature, dict) else None
     if feature is not None and not isinstance(feature, dict):
-        raise DataError(f"{where}: features.{printable(column)}: expected a JSON object, got {shown(feature)}")
+        raise DataError(f"{where}: features.{shown_name(column)}: expected a JSON object, got {shown(feature)}")
     if isinstance(names, dict):                       # {"motors": [...]}
         names = next(iter(names.values()), None)
     if names is None:
         return None
     if isinstance(names, list) and all(isinstance(x, str) for x in names):
         return [printable(x) for x in names]
-    raise DataError(f"{where}: features.{printable(column)}.names: expected a list of joint names, got {shown(names)}")
+    raise DataError(f"{where}: features.{shown_name(column)}.names: expected a list of joint names, got {shown(names)}")
 
 
 def _own_order(joint_names, column, q_names, width, q_picked, source, q_column):
