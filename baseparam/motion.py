@@ -22,6 +22,7 @@ import numpy as np
 from ._checks import counted
 from ._validation import all_finite, check_allocation, check_flag, check_instance, quaternion_norms, shown
 from ._numbers import distinct_seconds, real_array
+from ._values import ComparedByValue
 from .errors import DataError, printable
 
 __all__ = ["MIN_SAMPLES", "Trajectory", "check_motion"]
@@ -49,8 +50,8 @@ _MAX_DESCENTS = 10_000
 MOTION_FIELDS = ("t", "q", "tau", "qd", "qdd")
 
 
-@dataclass(frozen=True)
-class Trajectory:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class Trajectory(ComparedByValue):
     """A robot's motion, validated, in SI units: the one motion type of baseparam.
 
     Attributes

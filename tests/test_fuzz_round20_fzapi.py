@@ -71,6 +71,11 @@ def test_the_default_delay_search_of_a_coarse_log_is_one_step_each_way(step):
     q = 0.5 * np.sin(np.outer(t, [0.07, 0.13, 0.19]))
     tau = 3.0 * q + 0.5 * np.cos(q) + np.random.default_rng(3).normal(0, 0.01, q.shape)
     log = bp.Trajectory(t=t, q=q, tau=tau)
-    assert abs(bp.estimate_delay(log).seconds) <= step + 1e-12
-    assert abs(bp.estimate_delay(log, max_delay=step).seconds) <= step + 1e-12
-    bp.estimate_delay(log, max_delay=np.median(np.diff(t)) / 2 * (1 - 1e-12))
+    half = np.median(np.diff(t)) / 2 * (1 - 1e-12)
+    for max_delay, bound in ((None, step), (step, step), (half, half)):
+        # round 23: this effort (no delay) fits best at a whole step's shift on the 5 and 4 Hz logs, the search's end,
+        # which was returned (200 ms for max_delay=0.1): refused now as no delay found, never as too small a bound
+        try:
+            assert abs(bp.estimate_delay(log, max_delay=max_delay).seconds) <= bound + 1e-12
+        except bp.DataError as refused:
+            assert "end of the shifts searched" in str(refused), str(refused)

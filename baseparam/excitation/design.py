@@ -22,6 +22,7 @@ from .._checks import check_progress, check_written_format, shown
 from .._numbers import flat_values, is_whole, zero_d_number
 from .._validation import (check_field_kinds, check_finite_fields, check_flag, check_memory, check_number, check_option,
                            check_seed, check_workers)
+from .._values import ComparedByValue
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
 from ..model.parameters import standard_parameters
@@ -103,8 +104,8 @@ class SearchSummary:
         return self.counted > 0
 
 
-@dataclass(frozen=True)
-class ExcitationDesign:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class ExcitationDesign(ComparedByValue):
     """An excitation trajectory and how well it conditions the identification.
 
     Attributes

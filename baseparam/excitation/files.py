@@ -8,6 +8,7 @@ from numbers import Real
 from .._atomic import json_text, write_text
 from .._checks import read_json, shown
 from .._validation import check_field_kinds, check_input
+from .._values import ComparedByValue
 from ..errors import DataError, printable
 
 
@@ -31,8 +32,8 @@ def write_json(path, doc):
     write_text(path, json_text(doc))
 
 
-@dataclass(frozen=True)
-class SavedExcitation:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class SavedExcitation(ComparedByValue):
     """An excitation design as ``excite --json`` wrote it, loaded back (:func:`load_excitation`).
 
     Attributes

@@ -23,6 +23,7 @@ import numpy as np
 from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
 from .._validation import check_instance, check_input, check_robot
+from .._values import ComparedByValue
 from .._warnings import warn
 from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, DescriptionWarning, RobotDescriptionError, printable
@@ -40,8 +41,8 @@ _RATES = (("qd", "velocity"), ("qdd", "acceleration"), ("tau", "torque"))   # a 
 MIN_LIMIT = 1e-6
 
 
-@dataclass(frozen=True)
-class MotionLimits:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class MotionLimits(ComparedByValue):
     """Per-joint limits, SI; ±inf where a joint has none.
 
     Attributes

@@ -17,6 +17,7 @@ from .._checks import counted
 from .._numbers import real_array
 from .._validation import (ABSURD_PARAMETER, check_field_kinds, check_instance, check_memory, check_number, check_seed,
                            float_fields, shown)
+from .._values import ComparedByValue
 from ..dynamics.samples import as_parameters, states
 from ..errors import ArgumentError, ArgumentTypeError
 from ..projection.base_set import BaseParameters
@@ -24,8 +25,8 @@ from ..evaluation import fit_errors, relative_scale
 from .criteria import condition_number
 
 
-@dataclass(frozen=True)
-class IdentificationErrors:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class IdentificationErrors(ComparedByValue):
     """Errors of least-squares fits on noisy inverse-dynamics torques.
 
     ``parameter_error``, ``torque_error`` (on the validation states; None without them) and

@@ -29,7 +29,8 @@ By the fit itself: the delay is the shift of the effort that the motion explains
    least-squares fit of τ(t + k·Δt) on those columns (one rank-revealing QR of the columns, then
    ρ(k) = 1 − ‖Qᵀτ_k‖²/‖τ_k‖² for each k, over the same window of samples);
 4. the delay is the k of least ρ, refined to a fraction of a step by the parabola through it and
-   its two neighbours.
+   its two neighbours; a least ρ at k = ±K is refused (a DataError): no minimum lies within the
+   shifts searched.
 
 A fit cannot absorb a shift of the effort that its columns do not span: the regressor's columns are
 tied by the physics (one parameter multiplies an inertial and a gravity term), and Coulomb friction
@@ -192,6 +193,8 @@ def estimate_delay(trajectory, robot=None, *, max_delay=None) -> DelayEstimate:
         raise DataError(f"{source}: field tau: the effort's fit does not change with its shift (an effort that is "
                         "zero or constant?): no delay to estimate")
     i = int(np.argmin(rho))
+    if i in (0, 2 * K):
+        _refuse_unbracketed(source, (i - K) * dt, max_delay, robot is None)
     frac = 0.0
     if 0 < i < 2 * K:
         left, mid, right = rho[i - 1], rho[i], rho[i + 1]
@@ -200,6 +203,18 @@ def estimate_delay(trajectory, robot=None, *, max_delay=None) -> DelayEstimate:
             frac = 0.5 * (left - right) / denom
     method = "robot model" if robot is not None else "model-free basis"
     return DelayEstimate(((i - K) + frac) * dt, method, float(np.sqrt(max(0.0, 1.0 - rho[i]))), dt, source)
+
+
+def _refuse_unbracketed(source, shift, max_delay, model_free):
+    """Refuse a least residual at an end of the searched shifts: no minimum lies within them, and that end is no
+    estimate. A simulated log without delay came out at −100.3 ms, its search's end (the default bound of 0.1 s
+    rounded to 10 whole steps of 10.025 ms: beyond the bound), and ``delay='auto'`` applied it in silence; with
+    the model-free basis, whose loose columns absorb a shift of a motion they do not fit (a planar arm's cos(q₂ +
+    q₃)), the residual may fall all the way to either end."""
+    hint = " (the model-free basis: give robot=, whose regressor fits the motion)" if model_free else ""
+    raise DataError(f"{source}: field tau: the effort's fit is best at the end of the shifts searched "
+                    f"({1e3 * shift:+.4g} ms; max_delay {max_delay:g} s): no delay found within them{hint}; give a "
+                    "larger max_delay, or the delay itself")
 
 
 def _range_basis(A):

@@ -88,6 +88,7 @@ from .._stderr import solve_clarabel
 from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_field_shapes,
                            check_instance, check_number, check_option, check_parameter_vector, check_robot,
                            check_samples, check_seed, float_fields, shown)
+from .._values import ComparedByValue
 from .._warnings import deprecated_parameter
 from ..errors import ArgumentError, DataError, SettingsError, SimulationError, long_values_shortened, printable
 from ..model.parameters import ColumnLayout
@@ -214,8 +215,8 @@ def seen_combinations(robot, route, seed=None):
     return route_combinations(robot, route)[:2]
 
 
-@dataclasses.dataclass(frozen=True)
-class FloatingIdentification:
+@dataclasses.dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class FloatingIdentification(ComparedByValue):
     """Parameters of a floating-base robot identified by one route.
 
     Attributes

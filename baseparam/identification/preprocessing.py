@@ -133,7 +133,7 @@ class Preprocessing:
         return cls(resample=False, cutoff_hz=None, rest_velocity=None)
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init=False, eq=False)      # Trajectory's == by value
 class Processed(Trajectory):
     """A preprocessed trajectory: the motion type with q, q̇, q̈ and τ, uniform segments and a mask.
 

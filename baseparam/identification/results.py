@@ -15,6 +15,7 @@ from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import (check_field_kinds, check_field_shapes, check_names, check_number, check_path,
                            check_real_array, float_fields)
+from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
 from ..model.robot import Inertia, robot_to_yaml
@@ -51,8 +52,8 @@ def _source_names(sources):
     return check_names(sources, "sources", allow_none=False)
 
 
-@dataclass
-class Metrics:
+@dataclass(eq=False)      # == by value: _values.ComparedByValue
+class Metrics(ComparedByValue):
     """Torque prediction errors on the samples kept after preprocessing.
 
     Attributes
@@ -77,6 +78,8 @@ class Metrics:
     tau: np.ndarray = field(repr=False)
     predicted: np.ndarray = field(repr=False)
     sources: list = field(default_factory=list)
+
+    __hash__ = None         # mutable: unhashable, as the dataclass made it
 
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()

@@ -16,6 +16,7 @@ from .._blas import single_threaded
 from .._checks import check_progress, shown
 from .._numbers import real_array
 from .._validation import check_field_kinds, check_finite_fields, check_flag
+from .._values import ComparedByValue
 from .._warnings import deprecated_call, warn
 from ..errors import AccuracyWarning, ArgumentError
 from ..model.checks import SNAP_RADIANS, near_special
@@ -54,8 +55,8 @@ def _batch_shapes(shapes):
     return tuple(None if a is None else np.atleast_2d(real_array(f"shapes[{k}]", a)) for k, a in enumerate(shapes))
 
 
-@dataclass(frozen=True)
-class BaseParameters:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class BaseParameters(ComparedByValue):
     """Base inertial parameters of a robot and their regroupings.
 
     Attributes

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._checks import counted, shown
 from .._validation import check_field_kinds, check_field_shapes, check_instance, check_number, float_fields
+from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
 from ..identification.estimators import identify
@@ -41,8 +42,8 @@ from .tracking import Reference, TrackingRun, track
 METHODS = ("ols", "wls", "consistent")
 
 
-@dataclass(frozen=True)
-class FitErrors:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class FitErrors(ComparedByValue):
     """A fit of a simulated log against the truth (module docstring: the figures).
 
     Attributes
@@ -176,8 +177,8 @@ COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma",
            "validation_nrmse_percent")
 
 
-@dataclass(frozen=True)
-class MotionComparison:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class MotionComparison(ComparedByValue):
     """Identification from several motions of one simulated robot, through the same sensors.
 
     Attributes

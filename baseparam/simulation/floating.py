@@ -22,6 +22,7 @@ from .._checks import counted, shown
 from .._numbers import real_array
 from .._validation import (check_field_kinds, check_instance, check_number, check_robot, check_robot_states, check_seed,
                            float_fields)
+from .._values import ComparedByValue
 from ..dynamics.contacts import _jacobian, _tree, check_contacts, tree_body
 from ..dynamics.newton_euler import inverse_dynamics
 from ..errors import ArgumentError, SimulationError
@@ -32,8 +33,8 @@ from .integrate import checked_noise, checked_times, logged, simulate
 __all__ = ["FloatingExperiment", "contact_experiment", "free_floating_experiment", "stance_motion"]
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
-class FloatingExperiment:
+@dataclasses.dataclass(frozen=True, repr=False, eq=False)      # == by value: _values.ComparedByValue
+class FloatingExperiment(ComparedByValue):
     """A simulated floating-base experiment: the sensors' log beside the truth.
 
     Attributes

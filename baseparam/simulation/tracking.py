@@ -33,6 +33,7 @@ import numpy as np
 from .._checks import counted
 from .._validation import (check_allocation, check_field_kinds, check_instance, check_option,
                            check_positive as _positive, float_fields)
+from .._values import ComparedByValue
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
 from ..errors import ArgumentError
@@ -198,8 +199,8 @@ class Reference(Trajectory):
                 f"rate={self.rate:g} Hz)")
 
 
-@dataclass(frozen=True)
-class TrackingRun:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
+class TrackingRun(ComparedByValue):
     """A simulated run of a reference: the truth and what the sensors logged.
 
     Attributes
