@@ -171,3 +171,19 @@ def test_a_floating_parquet_log_of_several_episodes_is_refused_naming_them(space
             got = read_floating(path, robot)
             np.testing.assert_array_equal(got.q, plain.q)
             np.testing.assert_array_equal(got.t, plain.t)
+
+
+@pytest.mark.parametrize("step", [5e-324, 1e-300, 1e-12])
+def test_a_simulation_of_steps_below_a_nanosecond_is_refused(step):
+    """simulate over times 5e-324 s apart: SciPy's first-step estimate overflowed into a raw RuntimeWarning (fzapi),
+    and a run of zeros came back."""
+    import warnings
+
+    import baseparam as bp
+    from conftest import planar_arm
+    model, z = bp.Model(planar_arm()), np.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=r"^t: a step of .* s \(t\[1\] after t\[0\]\), below 1e-09 s"):
+            bp.simulate(model, np.arange(12) * step, z, z, None)
+        bp.simulate(model, np.arange(12) * 1e-3, z, z, None)

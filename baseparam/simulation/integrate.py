@@ -48,6 +48,7 @@ QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled bac
 RECORD = ("q", "qd", "qdd", "tau")
 EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
 PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
+MIN_STEP = 1e-9             # s: the shortest time step taken (a nanosecond; no robot's log is sampled faster)
 MIN_RTOL = 100 * np.finfo(float).eps    # solve_ivp's smallest rtol: it raises a smaller one to it, with a UserWarning
 
 
@@ -215,6 +216,12 @@ def checked_times(t, width, minimum=MIN_SAMPLES, why="a Trajectory's minimum", n
     if not (step > 0).all():
         k = int(np.argmax(~(step > 0))) + 1
         raise ArgumentError(f"t: times must increase; t[{k}] = {float(t[k])!r} after t[{k - 1}] = {float(t[k - 1])!r}")
+    if step.min() < MIN_STEP:
+        # SciPy's first-step estimate divides by the step: 5e-324 s overflowed into a raw RuntimeWarning, and a run
+        # of zeros came back
+        k = int(np.argmax(step < MIN_STEP)) + 1          # the first
+        raise ArgumentError(f"t: a step of {float(step[k - 1]):.3g} s (t[{k}] after t[{k - 1}]), below {MIN_STEP:g} s: "
+                            "no robot is sampled that fast; give the times in seconds")
     return t
 
 
