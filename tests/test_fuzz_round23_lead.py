@@ -187,3 +187,14 @@ def test_a_simulation_of_steps_below_a_nanosecond_is_refused(step):
         with pytest.raises(bp.ArgumentError, match=r"^t: a step of .* s \(t\[1\] after t\[0\]\), below 1e-09 s"):
             bp.simulate(model, np.arange(12) * step, z, z, None)
         bp.simulate(model, np.arange(12) * 1e-3, z, z, None)
+
+
+def test_an_origin_holds_plain_floats():
+    """Origin kept numpy scalars as given: its repr read (np.float64(0.0), …) (fzapi)."""
+    from fractions import Fraction
+
+    from baseparam.model.robot import Origin
+    origin = Origin(xyz=np.array([0.0, 1.0, 2.0]), rpy=(np.float64(0.5), 0, Fraction(1, 4)))
+    assert repr(origin) == "Origin(xyz=(0.0, 1.0, 2.0), rpy=(0.5, 0.0, 0.25), label='')"
+    assert all(type(v) is float for v in origin.xyz + origin.rpy)
+    assert origin == Origin(xyz=(0, 1, 2), rpy=(0.5, 0, 0.25))

@@ -121,7 +121,8 @@ class Origin:
                 and len(given) == 3 else ()
             _expect(len(values) == 3 and all(is_real(v) for v in values), f"{self.label or 'Origin'}.{name}",
                     "3 finite numbers", given)
-            object.__setattr__(self, name, values)
+            # plain floats: numpy's scalars showed as np.float64(0.0) in the repr, and a Fraction stayed exact
+            object.__setattr__(self, name, tuple(float(v) for v in values))
 
 
 @dataclass(frozen=True)
