@@ -1451,11 +1451,11 @@ def _delay(text):
 
 def _looks_numeric(text):
     """Whether an option taking a name or numbers (``--flange tool0`` or ``--flange 0,0,0.1,0,0,0``) was given
-    numbers: a comma, or its text a number."""
+    numbers: a comma, or its text a number in the grammar every option's numbers are read in (:func:`_plain`)."""
     if "," in text or ";" in text:
         return True
     try:
-        float(text)
+        _plain(text)
     except ValueError:
         return False
     return True

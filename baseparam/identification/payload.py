@@ -255,28 +255,30 @@ class PayloadResult:
         reason = self._no_vendor_format()
         if reason is not None:
             raise DataError(f"payload: {reason}: no vendor format")
-        return {key: _plain(value) for key, value in self._vendor(vendor, placement).items()}
+        return self._vendor(vendor, placement)
 
-    def _vendor(self, vendor, placement=None):
-        """:meth:`to_vendor`'s dict, its numbers as computed, in the frame ``placement`` = (R, r) of
-        :func:`flange_placement` (None: the last link's)."""
-        R, r = placement if placement is not None else (np.eye(3), np.zeros(3))
+    def _vendor(self, vendor, placement):
+        """:meth:`to_vendor`'s dict (plain numbers, no −0.0) in the frame ``placement`` = (R, r) of
+        :func:`flange_placement`."""
+        R, r = placement
         com = R.T @ (self.com - r)
-        I = R.T @ (0.5 * (self.inertia + self.inertia.T)) @ R
+        I = R.T @ self.inertia @ R          # exactly the inertia in the last link's frame (R the identity)
         I = 0.5 * (I + I.T)
         if vendor == "ur":
-            return {"mass": self.mass, "cog": com.tolist(),
-                    "inertia": [float(I[i, j]) for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]}
-        if vendor == "franka":
-            return {"m_load": self.mass, "F_x_Cload": com.tolist(), "I_load": I.ravel(order="F").tolist()}
-        J, R = _principal_axes_nearest(I)
-        # R = Rz(A) Ry(B) Rx(C): the principal axes in the link frame, |B| ≤ 63° (no gimbal lock: see above)
-        B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
-        A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
-        # KUKA's load data ($LOAD, the load data determination's output) give the centre in mm
-        return {"M": self.mass, "X": 1e3 * com[0], "Y": 1e3 * com[1], "Z": 1e3 * com[2],
-                "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
-                "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
+            doc = {"mass": self.mass, "cog": com.tolist(),
+                   "inertia": [float(I[i, j]) for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]}
+        elif vendor == "franka":
+            doc = {"m_load": self.mass, "F_x_Cload": com.tolist(), "I_load": I.ravel(order="F").tolist()}
+        else:
+            J, R = _principal_axes_nearest(I)
+            # R = Rz(A) Ry(B) Rx(C): the principal axes in the link frame, |B| ≤ 63° (no gimbal lock: see above)
+            B = np.arcsin(np.clip(-R[2, 0], -1.0, 1.0))
+            A, C = np.arctan2(R[1, 0], R[0, 0]), np.arctan2(R[2, 1], R[2, 2])
+            # KUKA's load data ($LOAD, the load data determination's output) give the centre in mm
+            doc = {"M": self.mass, "X": 1e3 * com[0], "Y": 1e3 * com[1], "Z": 1e3 * com[2],
+                   "A": float(np.degrees(A)), "B": float(np.degrees(B)), "C": float(np.degrees(C)),
+                   "JX": float(J[0]), "JY": float(J[1]), "JZ": float(J[2])}
+        return {key: _plain(value) for key, value in doc.items()}
 
     def _no_vendor_format(self):
         """Why no controller's format is given (:meth:`to_vendor` refused, :meth:`to_dict`'s vendors None), or None:
@@ -404,8 +406,7 @@ class PayloadResult:
         # (a 0 kg or 2 m value would be loaded as if measured); nor where no payload is seen (a centre of mass 0.3 m
         # off for 3e-5 kg)
         determined = self._no_vendor_format() is None
-        vendors = {v: {key: _plain(value) for key, value in self._vendor(v, placement).items()}
-                   for v in ("ur", "kuka", "franka")} if determined else None
+        vendors = {v: self._vendor(v, placement) for v in ("ur", "kuka", "franka")} if determined else None
         doc = {"vendors": vendors, "vendor_frame": _frame_said(flange),
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
