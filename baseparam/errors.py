@@ -15,6 +15,10 @@ Which class a library function raises (the rule; the checks live in :mod:`basepa
 - a computation that fails numerically (a simulation that diverges) → :class:`SimulationError` (an
   ArithmeticError; also an ArgumentError, which earlier versions raised, for one release);
 - beyond this machine's memory or time budget → :class:`ResourceLimitError` (MemoryError);
+- a limit of the process met (``ulimit -n``, ``-u``), checked before a pool or a local Dask cluster starts → what
+  Python itself raises when it meets that limit, an OSError EMFILE or a RuntimeError "can't start new thread", so
+  that a caller catches one kind whether the check or the start met it (the command line says them in one line,
+  :func:`resource_exhausted`);
 - a file that cannot be read or written → :class:`StorageError` (OSError);
 - an estimator used before ``fit`` → :class:`NotFittedError` (DataError, AttributeError).
 

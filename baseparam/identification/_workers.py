@@ -198,6 +198,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
         else:
             address = scheduler
             _refuse_tls_unset(scheduler)
+            _refuse_protocol_unusable(scheduler)
         try:
             # a cluster of our own may be slow to answer on a busy machine (its workers still importing); a remote
             # scheduler that does not answer in REMOTE_TIMEOUT seconds is taken as unreachable
@@ -354,6 +355,26 @@ def _refuse_tls_unset(scheduler):
         raise SettingsError(f"scheduler: {shown(scheduler)}: a tls:// scheduler needs the TLS settings of Dask's "
                             "configuration (distributed.comm.tls.ca-file, .client.cert, .client.key), which are not "
                             "set; set them, or give a tcp://HOST:PORT address")
+
+
+def _refuse_protocol_unusable(scheduler):
+    """SettingsError for an address whose protocol this installation of Dask names but cannot connect over: its
+    ``ucx://`` comm is a stub without the separate UCX package (its connector an abstract class), which was said as a
+    server that "did not answer as a Dask scheduler (Can't instantiate abstract class UCXConnector …)", nothing having
+    been sent. An unknown protocol is left to Dask's own refusal (an address it cannot parse)."""
+    scheme, _, rest = scheduler.partition("://")
+    if not rest:
+        return
+    try:
+        from distributed.comm.registry import get_backend
+        backend = get_backend(scheme.lower())
+    except (ImportError, ValueError):     # a Dask without the registry, or a scheme it will refuse itself
+        return
+    try:
+        backend.get_connector()
+    except (TypeError, ImportError, RuntimeError) as exc:
+        raise SettingsError(f"scheduler: {shown(scheduler)}: this installation of Dask cannot connect over "
+                            f"{printable(scheme.lower())}:// ({_why(exc)}); give a tcp://HOST:PORT address") from None
 
 
 def _not_dask(scheduler, exc):

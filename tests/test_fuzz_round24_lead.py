@@ -1,0 +1,50 @@
+"""Fuzz round 24 (issue 28), the lead's own finds.
+
+- ``identify --scheduler ucx://HOST:PORT``: this Dask's UCX comm is a stub without the separate UCX package (its
+  connector an abstract class); it was said as a server that "did not answer as a Dask scheduler", blaming a server
+  to which nothing had been sent. Now the protocol is named as one this installation cannot use.
+"""
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+
+PLANAR = str(ROOT / "robots" / "planar_rrr.yaml")
+
+
+def _ucx_unusable():
+    distributed = pytest.importorskip("distributed")
+    from distributed.comm.registry import get_backend
+    try:
+        get_backend("ucx").get_connector()
+    except (TypeError, ImportError, RuntimeError):
+        return distributed
+    pytest.skip("this Dask can connect over ucx://")
+
+
+def _log(tmp_path):
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k * 0.01},{k % 3},{k % 5},{k % 7},1,2,3\n"
+                                                           for k in range(50)))
+    return str(log)
+
+
+@pytest.mark.parametrize("scheme", ["ucx", "UCX"])
+def test_a_protocol_this_dask_cannot_use_is_named_not_the_server(tmp_path, scheme):
+    _ucx_unusable()
+    from baseparam.cli import main
+    log = _log(tmp_path)
+    result = CliRunner().invoke(main, ["identify", PLANAR, log, log, "--scheduler", f"{scheme}://127.0.0.1:1"])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert "\n" not in line and "cannot connect over ucx://" in line and "did not answer" not in line, line
+
+
+def test_the_library_raises_its_settings_error_for_it(tmp_path):
+    _ucx_unusable()
+    import baseparam as bp
+    from baseparam.errors import SettingsError
+    robot = bp.load_robot(PLANAR)
+    log = _log(tmp_path)
+    with pytest.raises(SettingsError, match=r"^scheduler: 'ucx://127\.0\.0\.1:1': this installation of Dask"):
+        bp.identify_logs(robot, [log, log], scheduler="ucx://127.0.0.1:1")
