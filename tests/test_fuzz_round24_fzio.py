@@ -212,3 +212,21 @@ bp.write_trajectory(log, {str(tmp_path / "log.csv")!r}, joint_names=["\\u00e9%d"
         pytest.skip("this system's C locale is not ASCII")
     assert done.returncode == 0, done.stderr[-500:]
     assert (tmp_path / "log.csv").read_bytes().startswith("# joints: é1, é2".encode())
+
+
+# --- the outputs' folders ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["find", "--json", "{}/out.json"], ["equations", "--python", "{}/out.py"],
+                                     ["find", "--h5", "{}/out.h5"]])
+def test_an_output_under_a_file_is_said_to_be_under_a_file(tmp_path, command):
+    """`--json afile/out.json`, afile a regular file, was refused as "directory …/afile does not exist"."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    (tmp_path / "afile").write_text("mine\n")
+    args = [command[0], str(ROOT / "robots" / "planar_rrr.yaml")] + [a.format(tmp_path / "afile") for a in command[1:]]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {tmp_path / 'afile'} is not a directory"]
+    assert (tmp_path / "afile").read_text() == "mine\n"
