@@ -9,6 +9,7 @@ import ctypes
 import os
 import stat
 import subprocess
+import warnings
 
 import pytest
 
@@ -47,17 +48,22 @@ def _plant(path, tmp_path):
     assert _native.sealed(str(path)) or os.geteuid() != os.stat(path).st_uid
 
 
-@pytest.mark.parametrize("how", ["writable by others", "writable by the group",
-                                 pytest.param("another user's", marks=pytest.mark.skipif(
-                                     not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root"))])
+ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+
+
+@pytest.mark.parametrize("how", ["writable by others", pytest.param("writable by a shared group", marks=ROOT_ONLY),
+                                 pytest.param("another user's", marks=ROOT_ONLY)])
 def test_a_planted_library_in_the_cache_is_not_loaded(cache, tmp_path, how):
     folder, path, twice_of_two = cache
     _plant(path, tmp_path)
     if how == "another user's":
         os.chown(path, 54321, 54321)
         os.chmod(path, 0o755)
+    elif how == "writable by a shared group":
+        os.chown(path, -1, 54321)               # no such group here: not this user's private group
+        os.chmod(path, 0o775)
     else:
-        os.chmod(path, 0o757 if how == "writable by others" else 0o775)
+        os.chmod(path, 0o757)
     assert not _native.sealed(str(path))
     assert _in_child(lambda: twice_of_two() == 4.0) == 0, how    # compiled for the run: 4, not the planted 6
 
@@ -87,6 +93,20 @@ def test_a_sticky_cache_folder_is_used(cache, tmp_path):
     os.chmod(folder, 0o1777)
     assert _native._trusted_cache(str(folder)) == str(folder)
     assert _in_child(lambda: twice_of_two() == 4.0 and _native.sealed(str(path))) == 0
+
+
+@pytest.mark.parametrize("private", [True, False])
+def test_a_cache_writable_by_the_users_private_group_is_used(tmp_path, monkeypatch, private):
+    """Debian's and Ubuntu's umask 002 leaves ~/.cache writable by its group, the user's own (named as the user, no
+    other member): writable by this user alone, so the cache is used; a group shared with others is not."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    os.chmod(folder, 0o775)
+    monkeypatch.setattr(_native, "_private_group", lambda gid: private)
+    monkeypatch.setattr(_native, "_UNTRUSTED_SAID", set(), raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _native._trusted_cache(str(folder)) == (str(folder) if private else None)
 
 
 def test_under_umask_0_the_cache_and_its_libraries_stay_this_users(tmp_path, monkeypatch):

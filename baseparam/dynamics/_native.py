@@ -180,12 +180,26 @@ def address(a):
 def _ours_alone(info, folder=False):
     """Whether the file (``folder``: the folder) of ``os.stat`` result ``info`` is this user's and writable by no
     other: a folder may also be the superuser's (``/``, ``/tmp``), and writable by others when sticky (others may add
-    files there, never rename or remove this user's). Always True where there are no owners (Windows)."""
+    files there, never rename or remove this user's). Writable by its group is writable by this user alone when the
+    group is the user's private group (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where
+    there are no owners (Windows)."""
     if not hasattr(os, "geteuid"):
         return True
     owners = (os.geteuid(), 0) if folder else (os.geteuid(),)
-    others_write = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    others_write = info.st_mode & (stat.S_IWOTH if _private_group(info.st_gid) else stat.S_IWGRP | stat.S_IWOTH)
     return info.st_uid in owners and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
+
+
+def _private_group(gid):
+    """Whether the group ``gid`` is this user's private group: named as the user, no other member listed."""
+    try:
+        import grp
+        import pwd
+
+        group, user = grp.getgrgid(gid), pwd.getpwuid(os.geteuid())
+    except (ImportError, KeyError, OverflowError):
+        return False
+    return group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
 
 
 _UNTRUSTED_SAID = set()         # the caches this process has said it does not use
