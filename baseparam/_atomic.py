@@ -539,6 +539,17 @@ def write_text(path, text):
     _write(path, text)
 
 
+def write_bytes(path, data, suffix=".tmp"):
+    """Write ``data`` (bytes or a buffer: an NPZ, a Parquet table, an MCAP bag, a figure, encoded in memory) to
+    ``path`` atomically, refused first when the free space or the file size limit cannot take it
+    (:func:`check_room`): their size is known once encoded, not found by the write half-way (a full disk, ``ulimit
+    -f``). ``suffix`` ends the temporary file's name."""
+    _target(path)                       # the name's own refusals first (a link, a folder)
+    check_room({path: data})
+    with atomic_path(path, suffix) as tmp, open(tmp, "wb") as stream:
+        stream.write(data)
+
+
 def _write(path, text):
     """:func:`write_text` once ``path`` and the room for ``text`` are checked."""
     with atomic_path(path, ".tmp") as tmp, open(tmp, "w", encoding="utf-8") as f:

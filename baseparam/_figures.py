@@ -18,7 +18,7 @@ import io
 import os
 import sys
 
-from ._atomic import atomic_path, check_output, check_room, private_folder, remove_tree
+from ._atomic import check_output, private_folder, remove_tree, write_bytes
 
 
 def pyplot(private=False):
@@ -161,8 +161,6 @@ def save_figure(fig, path, dpi=110):
         data = io.BytesIO()
         fig.savefig(data, dpi=dpi, format=ext[1:].lower())
         check_output(path)
-        check_room({path: data.getbuffer()})     # its size is known now: a full disk said with the figures
-        with atomic_path(path, suffix=ext) as tmp, open(tmp, "wb") as stream:
-            stream.write(data.getbuffer())
+        write_bytes(path, data.getbuffer(), suffix=ext)     # its size is known now: a full disk said with the figures
     finally:
         plt.close(fig)

@@ -1056,8 +1056,9 @@ def _writable(paths, plot_out=None):
         if not path or path == "-":
             continue
         folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            _fail(f"{path}: directory {folder} does not exist", 2)
+        if not os.path.isdir(folder):       # a file there was said to be a directory that does not exist
+            _fail(f"{path}: {folder} is not a directory" if os.path.exists(folder) else
+                  f"{path}: directory {folder} does not exist", 2)
         if len(os.fsencode(os.path.basename(path))) > _name_max(folder):   # else found only when written, after
             _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
     if plot_out:

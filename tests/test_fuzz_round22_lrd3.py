@@ -48,22 +48,33 @@ def test_urdf_write_back_leaves_no_second_dynamics(tmp_path):
 @pytest.mark.parametrize("floating", [False, True])
 def test_parquet_write_failing_midway_leaves_the_old_file(tmp_path, monkeypatch, floating):
     """Both Parquet writers (fixed- and floating-base) go through _log_files._write_parquet, which writes to a
-    temporary name then renames: a write failing midway leaves an existing file as it was, and no stray file."""
+    temporary name then renames: a write failing midway leaves an existing file as it was, and no stray file.
+    (Round 24: the table is encoded in memory first, then written by _atomic.write_bytes: the write to the
+    temporary file is the one that fails here.)"""
     import numpy as np
-    import pyarrow.parquet as pq
 
     import baseparam as bp
+    from baseparam import _atomic
     from baseparam.identification import floating_logs, writers
 
     path = tmp_path / "log.parquet"
     path.write_bytes(b"the old file")
 
-    def half_then_fail(table, where, **_):
-        with open(where, "wb") as stream:
-            stream.write(b"PAR1 half")
-        raise OSError(28, "No space left on device")
+    class HalfThenFail:
+        def __init__(self, where, mode):
+            self.stream = open(where, mode)
 
-    monkeypatch.setattr(pq, "write_table", half_then_fail)
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.stream.close()
+
+        def write(self, data):
+            self.stream.write(b"PAR1 half")
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_atomic, "open", HalfThenFail, raising=False)
     t = np.linspace(0.0, 1.9, 20)
     traj = bp.Trajectory(t=t, q=np.zeros((20, 2)), tau=np.zeros((20, 2)))
     with pytest.raises(bp.errors.StorageError, match="No space left on device"):

@@ -19,7 +19,11 @@ it; the loader ignores bytes past its tables): one that is not a regular file or
 by a crash or a full disk, zeros where a crash lost blocks, an earlier version's) is compiled again, not loaded — the
 loader dies of SIGBUS on a cut library and waits for ever on a fifo; where the cache will not take the new one (a
 folder under the name, another user's file in a shared folder, a cache the run cannot write in), the run loads its own
-copy, compiled as without a cache.
+copy, compiled as without a cache. A library is loaded only when it is this user's and no one else may write it,
+and the cache only when no other user may change it (each folder from the root to it this user's or the superuser's,
+writable by no one else unless sticky, as ``/tmp``): a library is code the process runs, and anyone can seal one (the
+seal says whole, not whose); another user's under the name is compiled over for the run, and a cache others may
+change is not used (said once).
 ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
@@ -131,7 +135,7 @@ def load(source, functions, flags=FLAGS):
         lib = _LOADED.get(key)                  # loaded by the thread this one waited for
         if lib is not None:
             return lib
-        folder = cache_dir()
+        folder = _trusted_cache(cache_dir())
         # no disk cache: compile in a temporary folder, gone once loaded
         with (contextlib.nullcontext(folder) if folder is not None else
               _scratch(tempfile.gettempdir(), NO_CACHE)) as where:
@@ -173,14 +177,72 @@ def address(a):
         return a.ctypes.data
 
 
+def _ours_alone(info, folder=False):
+    """Whether the file (``folder``: the folder) of ``os.stat`` result ``info`` is this user's and writable by no
+    other: a folder may also be the superuser's (``/``, ``/tmp``), and writable by others when sticky (others may add
+    files there, never rename or remove this user's). Writable by its group is writable by this user alone when the
+    group is the user's private group (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where
+    there are no owners (Windows)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    owners = (os.geteuid(), 0) if folder else (os.geteuid(),)
+    others_write = info.st_mode & (stat.S_IWOTH if _private_group(info.st_gid) else stat.S_IWGRP | stat.S_IWOTH)
+    return info.st_uid in owners and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
+
+
+def _private_group(gid):
+    """Whether the group ``gid`` is this user's private group: named as the user, no other member listed."""
+    try:
+        import grp
+        import pwd
+
+        group, user = grp.getgrgid(gid), pwd.getpwuid(os.geteuid())
+    except (ImportError, KeyError, OverflowError):
+        return False
+    return group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+
+
+_UNTRUSTED_SAID = set()         # the caches this process has said it does not use
+
+
+def _trusted_cache(folder):
+    """``folder`` (a cache of compiled kernels, or None) when no other user can put a library there under a kernel's
+    name or swap one after its check: it and every folder above it (through links; the nearest existing ones when it
+    is still to be made) pass :func:`_ours_alone`. Else None (kernels compiled for the run only), said once."""
+    if folder is None:
+        return None
+    real = os.path.realpath(folder)
+    path = real
+    while True:
+        try:
+            info = os.stat(path)
+        except OSError:
+            info = None                 # still to be made (its parent decides), or unreadable (the compile says)
+        if info is not None and not _ours_alone(info, folder=True):
+            if real not in _UNTRUSTED_SAID:
+                from .._warnings import warn
+                from ..errors import printable
+
+                _UNTRUSTED_SAID.add(real)
+                warn(f"kernel cache {printable(folder)}: {printable(path)} may be changed by another user "
+                     f"(owner {info.st_uid}, mode {stat.S_IMODE(info.st_mode):04o}); not used: kernels are compiled "
+                     "for each run (chmod go-w it, or set BASEPARAM_CACHE_DIR to a folder of yours)")
+            return None
+        parent = os.path.dirname(path)
+        if parent == path:
+            return folder
+        path = parent
+
+
 # The seal that ends each library this module writes: this mark, then the SHA-256 of the bytes before it
 SEAL = b"\0baseparam-kernel-sha256\0"
 _SEALED_MAX = 1 << 30               # bytes: a kernel library is at most a few 10 MB; a larger file is not one of ours
 
 
 def sealed(path):
-    """Whether ``path`` is a regular file (not a link, a fifo, a folder) ending in a :data:`SEAL` that matches the
-    bytes before it; opened without blocking (a fifo) and without following a link."""
+    """Whether ``path`` is a regular file (not a link, a fifo, a folder) of this user's that no other may write
+    (:func:`_ours_alone`) ending in a :data:`SEAL` that matches the bytes before it; opened without blocking (a fifo)
+    and without following a link."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
@@ -189,6 +251,8 @@ def sealed(path):
     try:
         info = os.fstat(fd)                     # before a file object, which refuses a folder with its own error
         if not stat.S_ISREG(info.st_mode) or not len(SEAL) + 32 <= info.st_size <= _SEALED_MAX:
+            return False
+        if not _ours_alone(info):          # anyone can seal a library: another user's would run as this user
             return False
         with os.fdopen(fd, "rb", closefd=False) as stream:
             data = stream.read()
@@ -314,6 +378,8 @@ def _compile(cc, source, path, flags, functions):
         with contextlib.ExitStack() as stack:
             try:
                 made = make_folders(os.path.dirname(path), with_outputs=False)
+                for new in made:            # changed by no one else whatever the umask, else not used next run
+                    os.chmod(new, stat.S_IMODE(os.stat(new).st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
                 tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
             except OSError:
                 # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
@@ -325,6 +391,8 @@ def _compile(cc, source, path, flags, functions):
                 stream.write(source)
             if _run_compiler([cc, *flags, "-o", lib, src, "-lm"]) != 0 or not os.path.exists(lib):
                 return None
+            # writable by this user alone whatever the umask (0: the compiler's 0777), else refused when loaded next
+            os.chmod(lib, stat.S_IMODE(os.stat(lib).st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
             _seal(lib)
             try:
                 os.replace(lib, path)

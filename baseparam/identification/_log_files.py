@@ -3,9 +3,11 @@
 file of CDR messages, each written atomically (:mod:`baseparam._atomic`)."""
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
-from .._atomic import atomic_path
+from .._atomic import write_bytes
 from .._validation import shown
 from ..errors import ArgumentError
 
@@ -15,9 +17,17 @@ def _present(traj):
     return {f: getattr(traj, f) for f in ("q", "qd", "qdd", "tau") if getattr(traj, f) is not None}
 
 
+def _write_npz(path, arrays):
+    """An NPZ file of ``arrays`` ({name: array}), atomically, encoded in memory first: its size is checked against
+    the free space before the write (:func:`~baseparam._atomic.write_bytes`)."""
+    stream = io.BytesIO()
+    np.savez(stream, **arrays)
+    write_bytes(path, stream.getbuffer(), ".npz")
+
+
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
-    ``metadata`` in the schema; atomically."""
+    ``metadata`` in the schema; atomically, encoded in memory first (as :func:`_write_npz`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -26,8 +36,9 @@ def _write_parquet(path, t, fields, metadata):
         flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
         columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
     table = pa.table(columns).replace_schema_metadata(metadata)
-    with atomic_path(path, ".parquet") as tmp:
-        pq.write_table(table, tmp)
+    encoded = pa.BufferOutputStream()
+    pq.write_table(table, encoded)
+    write_bytes(path, memoryview(encoded.getvalue()), ".parquet")
 
 
 def _mcap_log_times(t, **topics):
@@ -54,21 +65,23 @@ def _split(rows):
 def _write_mcap(path, channels, log_times, messages, attached):
     """A ROS 2 MCAP file, atomically: ``channels`` [(topic, msgtype, ros2msg definition)], ``messages`` one
     list of S CDR byte strings per channel, sample k of every channel logged at ``log_times[k]`` (channels in
-    turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``."""
+    turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``; encoded in memory
+    first (as :func:`_write_npz`)."""
     from mcap.writer import CompressionType, Writer
 
-    with atomic_path(path, ".mcap") as tmp, open(tmp, "wb") as stream:
-        writer = Writer(stream, compression=CompressionType.ZSTD)
-        writer.start(profile="ros2", library="baseparam")
-        ids = []
-        for topic, msgtype, msgdef in channels:
-            schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
-            ids.append(writer.register_channel(topic=topic, message_encoding="cdr", schema_id=schema))
-        for k, log in enumerate(log_times):
-            for channel, data in zip(ids, messages):
-                writer.add_message(channel, log_time=log, publish_time=log, sequence=k, data=data[k])
-        for name, values in attached.items():
-            writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
-                                  media_type="application/octet-stream",
-                                  data=np.ascontiguousarray(values, dtype="<f8").tobytes())
-        writer.finish()
+    stream = io.BytesIO()       # encoded in memory: its size is checked against the free space before the write
+    writer = Writer(stream, compression=CompressionType.ZSTD)
+    writer.start(profile="ros2", library="baseparam")
+    ids = []
+    for topic, msgtype, msgdef in channels:
+        schema = writer.register_schema(name=msgtype, encoding="ros2msg", data=msgdef.encode())
+        ids.append(writer.register_channel(topic=topic, message_encoding="cdr", schema_id=schema))
+    for k, log in enumerate(log_times):
+        for channel, data in zip(ids, messages):
+            writer.add_message(channel, log_time=log, publish_time=log, sequence=k, data=data[k])
+    for name, values in attached.items():
+        writer.add_attachment(create_time=0, log_time=0, name=f"baseparam{name}",
+                              media_type="application/octet-stream",
+                              data=np.ascontiguousarray(values, dtype="<f8").tobytes())
+    writer.finish()
+    write_bytes(path, stream.getbuffer(), ".mcap")

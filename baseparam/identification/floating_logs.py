@@ -14,19 +14,20 @@ the joint torques) and, per contact c = 1…C, the wrench the environment exerts
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 from dataclasses import replace
 
 import numpy as np
 
-from .._atomic import atomic_path
+from .._atomic import write_text
 from .._checks import check_flag, check_input, check_instance, check_path, counted, read_bounded, shown
 from .._numbers import real_array
 from .._validation import ABSURD, check_names, check_number, check_robot
 from ..errors import ArgumentError, DataError, SettingsError, printable
 from ..motion import Trajectory
-from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
+from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_npz, _write_parquet
 from ._parquet import (EPISODE_COLUMN, _lists, _scalars, bound_values, list_type, metadata, numeric_type,
                        open_parquet, pyarrow_modules, refuse_repeated_columns, refuse_several_episodes)
 from ._columns import refuse_other_order
@@ -211,27 +212,28 @@ def write_floating_log(path, trajectory, wrenches=None, joint_names=None):
     if names is not None and ext in (".csv", ".npz"):       # another extension: refused below, in its words
         from ._joint_order import written_names
         names = written_names(check_names(names, "joint_names"), n_dof, ext)      # a list or tuple of str, as a list
-    with atomic_path(path) as tmp:
-        if ext == ".npz":
-            if w is not None:
-                arrays["wrenches"] = w
-            if names is not None:
-                arrays["joint_names"] = np.array(names)
-            with open(tmp, "wb") as f:
-                np.savez(f, **arrays)
-        elif ext == ".csv":
-            fields, wrench_columns = _columns(n_dof, 0 if w is None else w.shape[1])
-            header = ["t"] + [c for k in ("q", "qd", "qdd", "tau") if k in arrays for c in fields[k]] + wrench_columns
-            blocks = [arrays["t"][:, None]] + [arrays[k] for k in ("q", "qd", "qdd", "tau") if k in arrays]
-            if w is not None:
-                blocks.append(w.reshape(len(w), -1))
-            # repr precision: the file reads back bit for bit
-            named = "" if names is None else f"# joints: {', '.join(names)}\n"
-            np.savetxt(tmp, np.hstack(blocks), delimiter=",", header=named + ",".join(header), comments="",
-                       fmt="%.17g")
-        else:
-            raise SettingsError("path: a floating-base log is .csv or .npz, not "
-                                f"{shown(ext) if ext else 'a file without extension'}")
+    if ext == ".npz":
+        if w is not None:
+            arrays["wrenches"] = w
+        if names is not None:
+            arrays["joint_names"] = np.array(names)
+        _write_npz(path, arrays)
+    elif ext == ".csv":
+        fields, wrench_columns = _columns(n_dof, 0 if w is None else w.shape[1])
+        header = ["t"] + [c for k in ("q", "qd", "qdd", "tau") if k in arrays for c in fields[k]] + wrench_columns
+        blocks = [arrays["t"][:, None]] + [arrays[k] for k in ("q", "qd", "qdd", "tau") if k in arrays]
+        if w is not None:
+            blocks.append(w.reshape(len(w), -1))
+        # repr precision: the file reads back bit for bit; made as text, then written (UTF-8, as every text
+        # file here: np.savetxt to a file name took the locale's encoding, which the reader does not)
+        named = "" if names is None else f"# joints: {', '.join(names)}\n"
+        text = io.StringIO()
+        np.savetxt(text, np.hstack(blocks), delimiter=",", header=named + ",".join(header), comments="",
+                   fmt="%.17g")
+        write_text(path, text.getvalue())
+    else:
+        raise SettingsError("path: a floating-base log is .csv or .npz, not "
+                            f"{shown(ext) if ext else 'a file without extension'}")
 
 
 def wrench_topics(path, contacts):

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import atomic_path, write_text
+from .._atomic import write_text
 from .._validation import check_instance, check_names, check_path, printable, shown
 from ..errors import ArgumentError
 from ..motion import Trajectory
-from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_parquet
+from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_npz, _write_parquet
 
 FORMATS = (".csv", ".npz", ".parquet", ".mcap")
 
@@ -108,8 +108,7 @@ def _csv(traj, path, names, topic):
 
 
 def _npz(traj, path, names, topic):
-    with atomic_path(path, ".npz") as tmp, open(tmp, "wb") as stream:
-        np.savez(stream, t=traj.t, **_present(traj), joint_names=np.array(names))
+    _write_npz(path, {"t": traj.t, **_present(traj), "joint_names": np.array(names)})
 
 
 def _parquet(traj, path, names, topic):

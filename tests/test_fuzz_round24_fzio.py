@@ -1,0 +1,252 @@
+"""Fuzz round twenty-four (issue 28), every write: the cache of compiled kernels and the outputs' names.
+
+The kernel cache loaded any sealed library under a kernel's name. The seal says a library is whole, not whose: anyone
+can append one. Another user's library in a shared cache (``BASEPARAM_CACHE_DIR=/tmp/shared``), a library others
+may write, or one in a cache folder others may write, ran as this user. Here the planted library computes 3·x
+where the kernel computes 2·x.
+"""
+import ctypes
+import os
+import stat
+import subprocess
+import warnings
+
+import pytest
+
+from baseparam.dynamics import _native
+from test_fuzz_round18_fres import _in_child
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A kernel cache under tmp_path, and the kernel's source, signatures and library path there."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(folder))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    monkeypatch.setattr(_native, "_UNTRUSTED_SAID", set(), raising=False)
+    source = f"double twice(double x) {{ return 2.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"twice": (ctypes.c_double, [ctypes.c_double])}
+
+    def twice_of_two():
+        lib = _native.load(source, functions)
+        return None if lib is None else lib.twice(2.0)
+
+    assert _in_child(lambda: twice_of_two() == 4.0) == 0          # compiled and cached
+    (path,) = folder.glob("kernel_*.so")
+    return folder, path, twice_of_two
+
+
+def _plant(path, tmp_path):
+    """Put at ``path`` a sealed library whose ``twice`` computes 3·x."""
+    evil = tmp_path / "evil.c"
+    evil.write_text("double twice(double x) { return 3.0 * x; }\n")
+    path.unlink()
+    subprocess.run([_native.compiler(), *_native.FLAGS, "-o", str(path), str(evil)], check=True, timeout=120)
+    _native._seal(str(path))
+    assert _native.sealed(str(path)) or os.geteuid() != os.stat(path).st_uid
+
+
+ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+
+
+@pytest.mark.parametrize("how", ["writable by others", pytest.param("writable by a shared group", marks=ROOT_ONLY),
+                                 pytest.param("another user's", marks=ROOT_ONLY)])
+def test_a_planted_library_in_the_cache_is_not_loaded(cache, tmp_path, how):
+    folder, path, twice_of_two = cache
+    _plant(path, tmp_path)
+    if how == "another user's":
+        os.chown(path, 54321, 54321)
+        os.chmod(path, 0o755)
+    elif how == "writable by a shared group":
+        os.chown(path, -1, 54321)               # no such group here: not this user's private group
+        os.chmod(path, 0o775)
+    else:
+        os.chmod(path, 0o757)
+    assert not _native.sealed(str(path))
+    assert _in_child(lambda: twice_of_two() == 4.0) == 0, how    # compiled for the run: 4, not the planted 6
+
+
+def test_a_cache_folder_others_may_write_is_not_used(cache, tmp_path):
+    """Another user could swap the library between its check and its load: the cache is left aside, said once."""
+    folder, path, twice_of_two = cache
+    _plant(path, tmp_path)
+    os.chmod(folder, 0o777)
+    said = []
+
+    def compiled_for_the_run():
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ok = twice_of_two() == 4.0
+        said.extend(str(w.message) for w in caught)
+        return ok and len(said) == 1 and "may be changed by another user" in said[0] and str(folder) in said[0]
+
+    assert _in_child(compiled_for_the_run) == 0
+    assert [p.name for p in folder.iterdir()] == [path.name]           # nothing left there either
+
+
+def test_a_sticky_cache_folder_is_used(cache, tmp_path):
+    """A folder everyone may write in but with the sticky bit (``/tmp``): others may add files, not swap this user's."""
+    folder, path, twice_of_two = cache
+    os.chmod(folder, 0o1777)
+    assert _native._trusted_cache(str(folder)) == str(folder)
+    assert _in_child(lambda: twice_of_two() == 4.0 and _native.sealed(str(path))) == 0
+
+
+@pytest.mark.parametrize("private", [True, False])
+def test_a_cache_writable_by_the_users_private_group_is_used(tmp_path, monkeypatch, private):
+    """Debian's and Ubuntu's umask 002 leaves ~/.cache writable by its group, the user's own (named as the user, no
+    other member): writable by this user alone, so the cache is used; a group shared with others is not."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    os.chmod(folder, 0o775)
+    monkeypatch.setattr(_native, "_private_group", lambda gid: private)
+    monkeypatch.setattr(_native, "_UNTRUSTED_SAID", set(), raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _native._trusted_cache(str(folder)) == (str(folder) if private else None)
+
+
+def test_under_umask_0_the_cache_and_its_libraries_stay_this_users(tmp_path, monkeypatch):
+    """The compiler's library is 0777 under umask 0, as the folders made for the cache: each would be refused by the
+    next run (compiled again every time); they are made writable by this user alone."""
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    folder = tmp_path / "deep" / "cache"
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(folder))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double half(double x) {{ return 0.5 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"half": (ctypes.c_double, [ctypes.c_double])}
+
+    def compiled():
+        os.umask(0)
+        return _native.load(source, functions).half(2.0) == 1.0
+
+    assert _in_child(compiled) == 0
+    (path,) = folder.glob("kernel_*.so")
+    for made in (folder.parent, folder, path):
+        assert not stat.S_IMODE(os.stat(made).st_mode) & 0o022, made
+    assert _native.sealed(str(path))
+
+
+# --- writers whose size is known only once encoded --------------------------------------------------------------
+#
+# write_trajectory's NPZ, Parquet and MCAP and the floating-base CSV and NPZ went to disk straight from their encoders:
+# a full disk or `ulimit -f` was found by the write half-way ("cannot write (No space left on device)"), where the
+# CSV writer and the figures said the figures before writing. Each is now encoded in memory, its size checked
+# (_atomic.write_bytes / write_text), then written; the bytes are the same (checked on 24 files against main).
+
+def _fixed_motion():
+    import numpy as np
+    import baseparam as bp
+    rng = np.random.default_rng(0)
+    t = np.linspace(0, 1, 200)
+    q = rng.uniform(-1, 1, (200, 3))
+    return bp.Trajectory(t, q, qd=2 * q, qdd=3 * q, tau=4 * q)
+
+
+@pytest.fixture(scope="module")
+def floating_motion():
+    import dataclasses
+
+    import numpy as np
+    import baseparam as bp
+    from conftest import ROOT
+    model = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    k = np.arange(1, 7)
+    space = bp.free_floating_experiment(model, np.linspace(0, 2, 41), lambda t, q, qd: 3 * np.sin(0.5 * k * t + k))
+    wrenches = np.random.default_rng(1).normal(size=(space.log.n_samples, 2, 6))
+    return dataclasses.replace(space.log, wrenches=wrenches, contacts=("left", "right"))
+
+
+def _needs(ext):
+    if ext == "parquet":
+        pytest.importorskip("pyarrow")
+    if ext == "mcap":
+        pytest.importorskip("mcap")
+
+
+@pytest.mark.parametrize("floating", [False, True])
+@pytest.mark.parametrize("ext", ["csv", "npz", "parquet", "mcap"])
+def test_a_log_larger_than_the_free_space_is_refused_before_it_is_written(tmp_path, monkeypatch, floating_motion,
+                                                                         floating, ext):
+    import baseparam as bp
+    from baseparam import _atomic
+    from baseparam.errors import StorageError
+    _needs(ext)
+    motion = floating_motion if floating else _fixed_motion()
+    out = tmp_path / f"log.{ext}"
+    out.write_bytes(b"old")
+    opened = []
+    real_open = _atomic.atomic_path
+
+    def watched(*args, **kwargs):
+        opened.append(args[0])
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(_atomic, "free_space", lambda path: 100)
+    monkeypatch.setattr(_atomic, "atomic_path", watched)
+    with pytest.raises(StorageError, match=rf"log\.{ext}: cannot write: .* to write, 100 bytes free"):
+        bp.write_trajectory(motion, out)
+    assert opened == [] and out.read_bytes() == b"old"             # said before any temporary file
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+@pytest.mark.parametrize("floating", [False, True])
+@pytest.mark.parametrize("ext", ["csv", "npz", "parquet", "mcap"])
+def test_a_log_larger_than_ulimit_f_is_refused_before_it_is_written(tmp_path, floating_motion, floating, ext):
+    resource = pytest.importorskip("resource")
+    import baseparam as bp
+    from baseparam.errors import StorageError
+    _needs(ext)
+    motion = floating_motion if floating else _fixed_motion()
+    out = tmp_path / f"log.{ext}"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2000, hard))
+    try:
+        with pytest.raises(StorageError, match=r"to write, more than the 2 kB a file of this process may take"):
+            bp.write_trajectory(motion, out)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_floating_csv_log_is_utf8_whatever_the_locale(tmp_path):
+    """np.savetxt to a file name took the locale's encoding: under LC_ALL=C (no UTF-8 coercion) a joint named 'é1'
+    raised a bare UnicodeEncodeError, where the fixed-base writer writes UTF-8 as every text file here."""
+    import sys
+
+    from conftest import ROOT
+    script = f"""
+import locale, numpy as np, baseparam as bp
+assert locale.getpreferredencoding(False).lower() in ("ansi_x3.4-1968", "ascii", "us-ascii"), 'not ascii'
+model = bp.Model(bp.load_robot({str(ROOT / "robots" / "space_robot.yaml")!r}))
+log = bp.free_floating_experiment(model, np.linspace(0, 1, 11), lambda t, q, qd: np.ones(6)).log
+bp.write_trajectory(log, {str(tmp_path / "log.csv")!r}, joint_names=["\\u00e9%d" % k for k in range(1, 7)])
+"""
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    if "not ascii" in done.stderr:
+        pytest.skip("this system's C locale is not ASCII")
+    assert done.returncode == 0, done.stderr[-500:]
+    assert (tmp_path / "log.csv").read_bytes().startswith("# joints: é1, é2".encode())
+
+
+# --- the outputs' folders ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["find", "--json", "{}/out.json"], ["equations", "--python", "{}/out.py"],
+                                     ["find", "--h5", "{}/out.h5"]])
+def test_an_output_under_a_file_is_said_to_be_under_a_file(tmp_path, command):
+    """`--json afile/out.json`, afile a regular file, was refused as "directory …/afile does not exist"."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    (tmp_path / "afile").write_text("mine\n")
+    args = [command[0], str(ROOT / "robots" / "planar_rrr.yaml")] + [a.format(tmp_path / "afile") for a in command[1:]]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {tmp_path / 'afile'} is not a directory"]
+    assert (tmp_path / "afile").read_text() == "mine\n"
