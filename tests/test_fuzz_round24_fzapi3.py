@@ -33,3 +33,14 @@ def test_a_log_named_by_bytes_is_read_by_the_fits_as_by_str(planar_log, tmp_path
     assert by_bytes.mass == by_str.mass and np.array_equal(by_bytes.parameters, by_str.parameters)
     fitted = bp.BaseParameterEstimator(robot).fit(path.encode())
     assert np.array_equal(fitted.predict(path.encode()), bp.BaseParameterEstimator(robot).fit(path).predict(path))
+
+
+@pytest.mark.parametrize("ext", ["h5", "hdf5"])
+def test_a_readers_message_quoting_a_library_escapes_the_file_name(tmp_path, ext):
+    """h5py's error for a file it cannot open repeats the name as given ("unable to open file: name = '…'"): the
+    reader passed that text on with only its whitespace joined, so a terminal escape in the name reached the message
+    raw (the file name the message starts with was escaped). Now escaped in both places."""
+    name = str(tmp_path / f"\x1b[31mred\x07.{ext}")
+    with pytest.raises(bp.DataError) as caught:
+        bp.read_trajectory(name)
+    assert str(caught.value).isprintable() and "\\x1b[31mred\\x07" in str(caught.value)
