@@ -5,7 +5,7 @@ one line — never another exception, never NaN.
 
 Bounded so that CI cannot flake: few examples per test, no deadline, derandomized; the whole module
 runs in about a minute on a busy two-core machine (the third round's tests, from "arguments of every kind"
-on, about 11 s)."""
+on, about 11 s; the fourth round's — vendor frames, still poses, log names of every kind — about 4 s)."""
 import dataclasses
 import inspect
 import io
@@ -1795,3 +1795,113 @@ def test_equations_checks_its_symbols_before_the_projection(monkeypatch):
         with pytest.raises(BaseParamError) as info:
             bp.equations(robot, symbolic=symbolic)
         assert "\n" not in str(info.value) and str(info.value).startswith("symbolic"), str(info.value)
+
+
+# -- round 24: the payload result's vendor frames and robot out, still poses, log names of every kind ------------
+@pytest.fixture(scope="module")
+def urdf_payload(tmp_path_factory):
+    """The planar arm written as URDF (its link frames fixed children ``link{k}_frame`` of the joint links, a flange
+    to name), and the payload fitted on it from noise-free torques of a 1.5 kg body: a result with a robot read
+    from a URDF, vendor formats and a body to attach."""
+    from baseparam.model.attach import with_payload
+    from baseparam.model.urdf_writer import robot_to_urdf
+    from conftest import planar_arm
+
+    arm = planar_arm()
+    path = tmp_path_factory.mktemp("urdf_payload") / "arm.urdf"
+    path.write_text(robot_to_urdf(arm, [(j.inertia.mass, j.inertia.com, j.inertia.inertia) for j in arm.joints]))
+    robot = bp.load_robot(path)
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 1.7, 2.3])
+    q, qd, qdd = np.sin(np.outer(t, w)), w * np.cos(np.outer(t, w)), -w ** 2 * np.sin(np.outer(t, w))
+    loaded = with_payload(robot, 1.5, np.array([0.05, -0.02, 0.03]), np.diag([0.004, 0.005, 0.006]))
+    tau = bp.inverse_dynamics(bp.Model(loaded), q, qd, qdd)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bp.identify_payload(robot, bp.Trajectory(t, q, tau=tau, qd=qd, qdd=qdd), preprocessing=None)
+    return robot, result, str(path)
+
+
+FLANGES = st.one_of(st.sampled_from([None, "link3_frame", "link3", "link2_frame", "LINK3_FRAME", " link3_frame", "",
+                                     "link3_frame\x00", "a\nb", b"link3_frame", "0,0,0,0,0,0", [0.0] * 6,
+                                     [0.0] * 5, [0.0] * 7, [np.nan] * 6, [1e300] * 6, [101.0] + [0.0] * 5,
+                                     np.zeros((6, 1)), np.zeros(6, dtype=complex), ["0"] * 6, 3, True, {}]),
+                    arrays(6, rows="one"))
+
+
+@settings(FUZZ, max_examples=60)
+@given(flange=FLANGES, vendor=st.sampled_from(["ur", "kuka", "franka", "UR", "", None, 3, ["ur"]]),
+       robot_kind=st.sampled_from(["same", "file", "bytes", "yaml", "other", "text", None, 3]),
+       fmt=st.sampled_from(["yaml", "urdf", "URDF", "mjcf", "", None]))
+def test_payload_vendor_frames_and_robot_out(urdf_payload, flange, vendor, robot_kind, fmt):
+    """The payload result's vendor formats in a flange frame (a link fixed to the last link, 6 numbers, or anything
+    else), its dict (strict JSON), and the robot written with it (robot given as itself, its file by str or bytes,
+    another robot, or not a robot): finite results or one line."""
+    import json
+
+    robot, result, path = urdf_payload
+    target = {"same": robot, "file": path, "bytes": path.encode(), "yaml": ROBOT, "other": SPACE, "text": "x.urdf",
+              "none": None}.get(robot_kind, robot_kind)
+    outcome(lambda: result.to_vendor(vendor, flange=flange))
+    outcome(lambda: json.loads(json.dumps(result.to_dict(flange=flange), allow_nan=False)))
+    outcome(lambda: (result.robot_text(target, fmt), result.attach(target)) and None)
+
+
+@settings(FUZZ, max_examples=40)
+@given(n_poses=st.one_of(st.integers(-2, 60), NUMBERS, st.sampled_from(["4", None, [4]])),
+       pose=st.one_of(st.none(), arrays(6, rows="one")),
+       joints=st.one_of(st.integers(-1, 8), st.sampled_from([2.5, "3", None, np.nan])),
+       candidates=st.one_of(st.integers(-1, 400), st.sampled_from([10 ** 12, np.inf, "x"])))
+def test_suggest_static_poses(n_poses, pose, joints, candidates):
+    """The still poses proposed for a static payload fit, of any argument: finite poses and condition number, or one
+    line."""
+    from baseparam.excitation.static_poses import suggest_static_poses
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    found = outcome(lambda: suggest_static_poses(robot, n_poses, pose=pose, joints=joints,
+                                                 candidates=min(candidates, 400) if isinstance(candidates, int)
+                                                 else candidates))
+    if found is not None:
+        assert np.isfinite(found.condition_number) and np.isfinite(found.poses).all()
+
+
+@settings(FUZZ, max_examples=30)
+@given(ext=st.sampled_from(["csv", "npz", "parquet", "mcap", "h5"]),
+       kind=st.sampled_from(["str", "bytes", "path", "pure", "list", "pair"]),
+       call=st.sampled_from(["payload", "fit", "score", "identify", "read"]))
+def test_log_names_of_every_kind(planar_logs_of_every_format, ext, kind, call):
+    """A log named by str, bytes, pathlib.Path or PurePosixPath (alone or in a list) reaches every fit that reads
+    files (the payload's, the estimators', identify) and the reader alike: the same result as its str name."""
+    import pathlib
+
+    path = planar_logs_of_every_format[ext]
+    name = {"str": path, "bytes": path.encode(), "path": pathlib.Path(path), "pure": pathlib.PurePosixPath(path),
+            "list": [path.encode()], "pair": [pathlib.Path(path), path.encode()]}[kind]
+    twice = kind == "pair"
+    actions = {"payload": lambda n: bp.identify_payload(MODEL, n).parameters,
+               "fit": lambda n: bp.BaseParameterEstimator(ROBOT).fit(n).predict(path),
+               "score": lambda n: bp.BaseParameterEstimator(ROBOT).fit(path).score(n),
+               "identify": lambda n: np.asarray(bp.identify(ROBOT, n).values),
+               "read": lambda n: bp.read_trajectory(n if not isinstance(n, list) else n[0]).tau}
+    got = outcome(lambda: actions[call](name))
+    expected = outcome(lambda: actions[call]([path, path] if twice else path))
+    assert (got is None) == (expected is None)
+    if got is not None and call in ("fit", "read", "identify"):
+        assert np.array_equal(got, expected)
+
+
+@pytest.fixture(scope="module")
+def planar_logs_of_every_format(tmp_path_factory):
+    """One simulated log of the planar arm (MODEL's parameters) written as CSV, NPZ, Parquet, MCAP and HDF5."""
+    folder = tmp_path_factory.mktemp("every_format")
+    t = np.arange(300) * 0.01
+    w = np.array([1.0, 1.7, 2.3])
+    q, qd, qdd = np.sin(np.outer(t, w)), w * np.cos(np.outer(t, w)), -w ** 2 * np.sin(np.outer(t, w))
+    log = bp.Trajectory(t, q, tau=bp.inverse_dynamics(MODEL, q, qd, qdd))
+    paths = {ext: str(folder / f"log.{ext}") for ext in ("csv", "npz", "parquet", "mcap")}
+    for path in paths.values():
+        bp.write_trajectory(log, path)
+    paths["h5"] = str(folder / "log.h5")
+    with h5py.File(paths["h5"], "w") as h5:
+        h5["t"], h5["q"], h5["tau"] = t, q, log.tau
+    return paths

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from .._checks import is_file_name
+from .._checks import check_path, is_file_name
 from .._validation import check_instance
 from ..motion import check_motion_size
 from ..errors import DataError, printable
@@ -25,13 +25,14 @@ def read_log(path, robot=None, /, **options):
     line in another order went unchecked, where the command line (``robot=``) matches by name or refuses. A log
     naming other joints (``joint1`` … of ``write_trajectory`` for a URDF robot) is read as before, in its order:
     reading it by the robot's names refuses it."""
+    path = check_path(path)     # decoded once: a bytes name reached zipfile's NPZ check as bytes (AttributeError)
     item = read_trajectory(path, **options)
     if robot is None or robot.is_floating or "robot" in options or "joints" in options:    # the caller's choice
         return item
     names, logged = robot_joint_names(robot), list(item.joint_names or ())
-    ext = os.path.splitext(os.fsdecode(path))[1].lower()
+    ext = os.path.splitext(path)[1].lower()
     if ext in ORDERED_EXTENSIONS:      # their readers keep no names: the file's own, checked as robot= does
-        check_joint_order(path, printable(os.fsdecode(path)), ext, names, mapped=options.get("columns") is not None)
+        check_joint_order(path, printable(path), ext, names, mapped=options.get("columns") is not None)
     elif logged and logged != names and set(names) <= set(logged):
         item = read_trajectory(path, robot=robot, **options)
     return item

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from .._checks import check_option, shown
-from ..errors import DataError
+from ..errors import DataError, printable
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
@@ -114,4 +114,6 @@ def _short(text, limit=30):
 
 
 def _one_line(exc):
-    return " ".join(str(exc).split()) or type(exc).__name__
+    """An exception's text on one line, its unprintable characters escaped (:func:`~baseparam.errors.printable`):
+    h5py's text repeats the file name as given, and a terminal escape in it reached the message raw."""
+    return printable(" ".join(str(exc).split())) or type(exc).__name__
