@@ -1,0 +1,147 @@
+"""Round 24, helper lrd5: the readers' leftovers (issue 28).
+
+An HDF5 ``joint_names`` attribute of variable-length text, and the rows of a dataset whose stored lengths cannot be
+read first, were read whole before they were bounded: a crafted file of a few kB took gigabytes to refuse."""
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+
+import h5py
+import numpy as np
+import pytest
+
+from baseparam.errors import DataError
+from baseparam.identification._arrays import h5_joint_names
+
+JOINTS = [f"panda_joint{k}" for k in range(1, 8)]
+VLEN = h5py.string_dtype()
+
+
+def _attribute_file(path, names, libver="earliest", extra=0):
+    with h5py.File(path, "w", libver=libver) as h5:
+        h5["q"] = np.zeros((5, 2))
+        for k in range(extra):               # more than 8 attributes: libver latest keeps them in dense storage
+            h5.attrs[f"note{k}"] = k
+        h5.attrs["joint_names"] = np.array(names, dtype=VLEN)
+
+
+def _references(raw, length, count):
+    """Offsets of ``count`` stored references of texts of ``length`` bytes (length, heap address, index 1..count)."""
+    found = [k for k in range(len(raw) - 16) if struct.unpack_from("<I", raw, k)[0] == length
+             and 1 <= struct.unpack_from("<I", raw, k + 12)[0] <= count]
+    return found[-count:]
+
+
+def _read_limited(path, limit_mb=1500):
+    """h5_joint_names(path) in a child process whose address space is limited: its error's type and message."""
+    code = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, ({limit_mb} << 20, {limit_mb} << 20))
+        from baseparam.identification._arrays import h5_joint_names
+        try:
+            print("OK", h5_joint_names({str(path)!r}, "log.h5"))
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+    """)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    return done.stdout.strip() or done.stderr.strip()[-300:]
+
+
+def test_attribute_declaring_a_gigabyte_refused_unread(tmp_path):
+    """(A version 1 object header: version 2 headers carry a checksum, which a patch here would break.)"""
+    path = tmp_path / "log.h5"
+    _attribute_file(path, ["joint1MARK", "joint2MARK"])
+    raw = bytearray(path.read_bytes())
+    for at in _references(raw, 10, 2):
+        struct.pack_into("<I", raw, at, 1_000_000_000)
+    path.write_bytes(bytes(raw))
+    out = _read_limited(path, 700)
+    assert out.startswith("DataError log.h5: attribute joint_names: the names up to row 0 take more than"), out[:300]
+    assert "\n" not in out
+
+
+def test_attribute_cells_pointing_to_one_long_text_refused_unread(tmp_path):
+    """3 000 cells all pointing to a text of 1 MB: 3 GB once read; refused from the stored references."""
+    path, big = tmp_path / "log.h5", 1 << 20
+    _attribute_file(path, ["y" * big] + [f"j{k}" for k in range(2999)])
+    raw = bytearray(path.read_bytes())
+    first = next(k for k in _references(raw, big, 3000)          # its 3 000 references, one after another
+                 if struct.unpack_from("<I", raw, k + 16)[0] == 2)      # row 1: "j0"
+    for row in range(1, 3000):
+        raw[first + 16 * row:first + 16 * row + 16] = raw[first:first + 16]
+    path.write_bytes(bytes(raw))
+    assert path.stat().st_size < 2 * big         # read whole: 3 000 texts of 1 MB
+    out = _read_limited(path)
+    assert out.startswith("DataError log.h5: attribute joint_names: the names up to row"), out[:300]
+
+
+def test_dense_attribute_read_when_bounded_refused_otherwise(tmp_path):
+    path = tmp_path / "log.h5"
+    _attribute_file(path, JOINTS, "latest", extra=10)
+    assert h5_joint_names(path, "log.h5") == JOINTS
+    _attribute_file(path, [f"j{k}" for k in range(2000)], "latest", extra=10)
+    with pytest.raises(DataError, match=r"^log.h5: attribute joint_names: 2000 names of variable-length text kept "
+                                        r"outside the file's root header \(dense attribute storage\)"):
+        h5_joint_names(path, "log.h5")
+
+
+@pytest.mark.parametrize("libver", ["earliest", "latest"])
+@pytest.mark.parametrize("count", [7, 3000])
+def test_valid_attributes_read_as_written(tmp_path, libver, count):
+    path = tmp_path / "log.h5"
+    names = [f"joint_{k}_" + "x" * (k % 40) for k in range(count)]
+    _attribute_file(path, names, libver)
+    assert h5_joint_names(path, "log.h5") == names
+    with h5py.File(path, "w", libver=libver) as h5:
+        h5.attrs["joint_names"] = np.array(names[:7], dtype="S")       # fixed-length text: as before
+    assert h5_joint_names(path, "log.h5") == names[:7]
+
+
+def _lzf_literal(data):
+    """``data`` as an LZF stream of literal runs only (h5py's lzf filter inflates it)."""
+    return b"".join(bytes([len(data[k:k + 32]) - 1]) + data[k:k + 32] for k in range(0, len(data), 32))
+
+
+@pytest.mark.skipif(not h5py.h5z.filter_avail(32000), reason="h5py without lzf")
+def test_row_zero_of_unreadable_lengths_counted_cell_by_cell(tmp_path):
+    """A (3, 5000) dataset compressed with lzf (its stored lengths not read first), row 0's cells all pointing to
+    one text of 1 MB: 5 GB if row 0 is read whole; refused after a few cells."""
+    path, big, n = tmp_path / "log.h5", 1 << 20, 5000
+    names = np.array([["y" * big] + [f"j{k}" for k in range(n - 1)]] + [[f"j{k}" for k in range(n)]] * 2, dtype=object)
+    with h5py.File(path, "w") as h5:
+        h5.create_dataset("joint_names", data=names, dtype=VLEN, chunks=(3, n), compression="lzf")
+    with h5py.File(path, "r+") as h5:
+        dset = h5["joint_names"]
+        plain = _unlzf(dset.id.read_direct_chunk((0, 0))[1], 3 * n * 16)
+        for column in range(1, n):
+            plain[16 * column:16 * column + 16] = plain[:16]
+        dset.id.write_direct_chunk((0, 0), _lzf_literal(bytes(plain)), 0)
+    with h5py.File(path) as h5:
+        assert h5["joint_names"][0, n - 1] == b"y" * big
+    out = _read_limited(path)
+    assert out.startswith("DataError log.h5: key joint_names: the names up to row 0 take more than"), out[:300]
+
+
+def _unlzf(data, size):
+    """Inflate an LZF stream (the format of h5py's lzf filter)."""
+    out, at = bytearray(), 0
+    while at < len(data):
+        ctrl = data[at]
+        at += 1
+        if ctrl < 32:
+            out += data[at:at + ctrl + 1]
+            at += ctrl + 1
+            continue
+        length = ctrl >> 5
+        if length == 7:
+            length += data[at]
+            at += 1
+        back = ((ctrl & 0x1F) << 8) + data[at] + 1
+        at += 1
+        for _ in range(length + 2):
+            out.append(out[-back])
+    assert len(out) == size
+    return out
