@@ -145,3 +145,54 @@ def _unlzf(data, size):
             out.append(out[-back])
     assert len(out) == size
     return out
+
+
+# -- a position-only publisher of one topic's joints with more messages than the full stream ------------------------
+
+BAG_KINDS = ["mcap", "sqlite3", "ros1"]
+
+
+def _two_publishers(n_full=40, n_other=60, other=lambda t: 0.0 * t):
+    """One topic naming joints a, b: ``n_full`` messages at 100 Hz with position, velocity and effort of a smooth
+    motion, and ``n_other`` within their span with positions alone, ``other(t)`` (zeros: a GUI's sliders)."""
+    t = 1.0 + np.arange(n_full) * 0.01
+    q = np.stack([np.sin(t), np.cos(2 * t)], axis=1)
+    qd = np.stack([np.cos(t), -2 * np.sin(2 * t)], axis=1)
+    tau = np.stack([t, -t], axis=1)
+    full = [(int(round(x * 1e9)), int(round(x * 1e9)), ["a", "b"], list(q[k]), list(qd[k]), list(tau[k]))
+            for k, x in enumerate(t)]
+    t_other = t[0] + 0.0013 + np.arange(n_other) * (t[-1] - t[0] - 0.003) / n_other
+    stray = [(int(round(x * 1e9)), int(round(x * 1e9)), ["a", "b"], [float(other(x)), float(np.cos(2 * x))], [], [])
+             for x in t_other]
+    return full + stray
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_position_only_publisher_of_more_messages_disagreeing_refused(tmp_path, kind):
+    import baseparam as bp
+    from test_logs import write_bag
+
+    path = tmp_path / ("log.bag" if kind == "ros1" else "bag")
+    write_bag(path, kind, {"/joint_states": sorted(_two_publishers(), key=lambda m: m[0])})
+    with pytest.raises(DataError, match=r": joint a: the 60 messages of /joint_states with position and its 40 "
+                                        r"messages with position, velocity, effort give positions [0-9.e-]+ apart"):
+        bp.read_trajectory(path, joints=["a", "b"])
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_position_only_publisher_agreeing_read_as_before(tmp_path, kind):
+    """The same motion's positions from a second publisher of more messages: read on its times as before (q its
+    own, qd and tau the driver's interpolated); one joint of another motion refused."""
+    import baseparam as bp
+    from test_logs import write_bag
+
+    def bag(name, messages):
+        path = tmp_path / (f"{name}.bag" if kind == "ros1" else name)
+        return write_bag(path, kind, {"/joint_states": sorted(messages, key=lambda m: m[0])})
+
+    traj = bp.read_trajectory(bag("same", _two_publishers(other=np.sin)), joints=["a", "b"])
+    assert traj.t.size == 60
+    assert np.allclose(traj.q, np.stack([np.sin(traj.t), np.cos(2 * traj.t)], axis=1), atol=1e-8, rtol=0)
+    assert np.allclose(traj.qd[:, 0], np.cos(traj.t), atol=1e-3)      # the driver's, interpolated
+    with pytest.raises(DataError, match="joint a: .* give positions"):
+        bp.read_trajectory(bag("other", _two_publishers(other=lambda x: np.sin(x) + 0.5)), joints=["a", "b"])
