@@ -196,3 +196,66 @@ def test_position_only_publisher_agreeing_read_as_before(tmp_path, kind):
     assert np.allclose(traj.qd[:, 0], np.cos(traj.t), atol=1e-3)      # the driver's, interpolated
     with pytest.raises(DataError, match="joint a: .* give positions"):
         bp.read_trajectory(bag("other", _two_publishers(other=lambda x: np.sin(x) + 0.5)), joints=["a", "b"])
+
+
+# -- receive times going back in a topic's file order: every bag storage alike -----------------------------------------
+
+def _late_receive_messages():
+    """30 messages of joints a, b at 100 Hz; message 10 received (its log time) before message 8: out of the
+    recorder's order, a damaged time."""
+    t = 1.0 + np.arange(30) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    messages = [(int(round(x * 1e9)), int(round(x * 1e9)), ["a", "b"], list(q[k]), list(2 * q[k]), list(3 * q[k]))
+                for k, x in enumerate(t)]
+    messages[10] = (messages[7][0] + 1000,) + messages[10][1:]
+    return messages, q
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_receive_time_going_back_refused_or_dropped_in_every_storage(tmp_path, kind):
+    """A ROS 1 bag's messages came sorted by receive time (rosbags' index order): the late message was moved into
+    the motion, where MCAP and sqlite3 storage refuse it, or drop it with skip_bad_rows; now its file order is read
+    from the chunks' index data."""
+    import baseparam as bp
+    from test_logs import write_bag
+
+    messages, q = _late_receive_messages()
+    path = write_bag(tmp_path / ("log.bag" if kind == "ros1" else "bag"), kind, {"/joint_states": messages})
+    late = r"time goes backwards \(1.070001 s after 1.09 s on message 9\)"
+    with pytest.raises(DataError, match=r"topic /joint_states: message 10: damaged JointState \(receive time out "
+                                        r"of the recorder.s order: " + late):
+        bp.read_trajectory(path, joints=["a", "b"], clock="receive")
+    traj = bp.read_trajectory(path, joints=["a", "b"], clock="receive", skip_bad_rows=True)
+    assert [k for k, _ in traj.skipped] == [10]
+    assert np.array_equal(traj.q, np.delete(q, 10, axis=0))
+    assert np.array_equal(bp.read_trajectory(path, joints=["a", "b"]).q, q)       # header stamps: in order, all read
+
+
+def test_ros1_file_order_over_chunks_and_connections(tmp_path):
+    """A ROS 1 bag of many chunks and two connections of one topic (two publishers' headers), messages interleaved:
+    rosbags' time order mapped to the file's; a valid bag reads as before, a late message is found."""
+    import baseparam as bp
+    from rosbags.rosbag1 import Writer
+    from test_logs import _message, _typestore
+
+    def write(path, late):
+        ts = _typestore(True)
+        t = 1.0 + np.arange(400) * 0.01
+        with Writer(path) as writer:
+            writer.chunk_threshold = 2000
+            conns = [writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts,
+                                           callerid=f"/driver{k}") for k in range(2)]
+            for k, x in enumerate(t):
+                recv = int(round(x * 1e9)) if k != late else int(round(t[k - 5] * 1e9)) + 1
+                msg = _message(ts, int(round(x * 1e9)), ["a", "b"], [np.sin(x), np.cos(x)], [1.0, 2.0], [3.0, 4.0],
+                               seq=k, ros1=True)
+                writer.write(conns[k % 2], recv, ts.serialize_ros1(msg, "sensor_msgs/msg/JointState"))
+        return path, t
+
+    path, t = write(tmp_path / "valid.bag", None)
+    traj = bp.read_trajectory(path, joints=["a", "b"], clock="receive")
+    assert np.array_equal(traj.q[:, 0], np.sin(t)) and traj.skipped == ()
+    path, t = write(tmp_path / "late.bag", 250)
+    traj = bp.read_trajectory(path, joints=["a", "b"], clock="receive", skip_bad_rows=True)
+    assert [k for k, _ in traj.skipped] == [250]
+    assert np.array_equal(traj.q[:, 0], np.sin(np.delete(t, 250)))

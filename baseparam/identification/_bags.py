@@ -454,8 +454,8 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     back in the topic's file order is a damaged time (or the recorder's clock stepped back), and sorting it moved
     its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
-    ``damaged`` is None, refused in one line. (rosbags gives a ROS 1 bag's messages sorted by receive time, their
-    file order unknown: nothing to check there; a sqlite3 bag's are numbered in its rows' order.)"""
+    ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
+    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.)"""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
