@@ -259,3 +259,50 @@ def test_ros1_file_order_over_chunks_and_connections(tmp_path):
     traj = bp.read_trajectory(path, joints=["a", "b"], clock="receive", skip_bad_rows=True)
     assert [k for k, _ in traj.skipped] == [250]
     assert np.array_equal(traj.q[:, 0], np.sin(np.delete(t, 250)))
+
+
+# -- a Parquet null said as null, not NaN ------------------------------------------------------------------------------
+
+def _parquet(path, table):
+    import pyarrow.parquet as pq
+    pq.write_table(table, path)
+    return path
+
+
+def test_parquet_null_said_as_null_not_nan(tmp_path):
+    import baseparam as bp
+    import pyarrow as pa
+
+    t = (np.arange(20) * 0.01).tolist()
+    rows = [[0.1 * k, 0.2] for k in range(20)]
+    rows[5] = [0.5, None]                                  # a null in a row's list
+    lists = pa.array(rows, pa.list_(pa.float64()))
+    path = _parquet(tmp_path / "lists.parquet", pa.table({"t": t, "q": lists, "tau": lists}))
+    with pytest.raises(DataError, match=r"row 5: field q: null \(value 2 of the row's list\)"):
+        bp.read_trajectory(path)
+    traj = bp.read_trajectory(path, skip_bad_rows=True)
+    assert traj.skipped == ((5, "field q: null (value 2 of the row's list)"),) and traj.q.shape == (19, 2)
+    column = [0.1 * k for k in range(20)]
+    column[3] = None                                       # a null in a column per joint
+    path = _parquet(tmp_path / "flat.parquet", pa.table({"t": t, "q1": column, "q2": t, "tau1": t, "tau2": t}))
+    with pytest.raises(DataError, match=r"row 3: field q1: null"):
+        bp.read_trajectory(path)
+    traj = bp.read_trajectory(path, skip_bad_rows=True)
+    assert [r for r, _ in traj.skipped] == [3]
+    assert np.array_equal(traj.q[:, 0], [v for k, v in enumerate(column) if k != 3])
+    rows[5] = [0.5, float("nan")]                         # a NaN stays NaN
+    lists = pa.array(rows, pa.list_(pa.float64()))
+    with pytest.raises(DataError, match=r"row 5 \(column q\): field q2: NaN"):
+        bp.read_trajectory(_parquet(tmp_path / "nan.parquet", pa.table({"t": t, "q": lists, "tau": lists})))
+
+
+def test_dataframe_missing_value_said_as_null():
+    import baseparam as bp
+    pd = pytest.importorskip("pandas")
+
+    values = [float(k) for k in range(12)]
+    frame = pd.DataFrame({"t": np.arange(12) * 0.1, "q1": pd.array(values[:2] + [None] + values[3:], dtype="Float64"),
+                          "tau1": np.zeros(12)})
+    with pytest.raises(DataError, match=r"row 2: field q1: null"):
+        bp.from_dataframe(frame)
+    assert bp.from_dataframe(frame, skip_bad_rows=True).q[:, 0].tolist() == values[:2] + values[3:]
