@@ -306,3 +306,30 @@ def test_dataframe_missing_value_said_as_null():
     with pytest.raises(DataError, match=r"row 2: field q1: null"):
         bp.from_dataframe(frame)
     assert bp.from_dataframe(frame, skip_bad_rows=True).q[:, 0].tolist() == values[:2] + values[3:]
+
+
+# -- names in two Unicode normalization forms --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ext", [".csv", ".npz", ".parquet", ".mcap", ".h5"])
+def test_name_in_another_unicode_form_refused_saying_so(tmp_path, ext):
+    """'coudé' decomposed (NFD) in the log, composed (NFC) in the robot: refused in every format as before (names
+    are compared as written), now saying why, the two names escaped (the message showed 'coudé' and 'coudé')."""
+    import unicodedata
+
+    import baseparam as bp
+
+    composed = "coud\u00e9"
+    decomposed = unicodedata.normalize("NFD", composed)
+    t = np.arange(20) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    path = tmp_path / f"log{ext}"
+    if ext == ".h5":
+        with h5py.File(path, "w") as h5:
+            h5["t"], h5["q"], h5["tau"] = t, q, 2 * q
+            h5.attrs["joint_names"] = np.array(["a", decomposed], dtype=VLEN)
+    else:
+        bp.write_trajectory(bp.Trajectory(t=t, q=q, tau=2 * q), path, joint_names=["a", decomposed])
+    with pytest.raises(DataError, match=r"the log's 'coude\\u0301' is the robot's 'coud\\xe9' in another Unicode "
+                                        r"form: NFD, the robot's NFC; names are compared as written"):
+        bp.read_trajectory(path, joints=["a", composed])
+    assert np.array_equal(bp.read_trajectory(path, joints=["a", decomposed]).q, q)       # as written: read
