@@ -21,6 +21,7 @@ from ..motion import check_motion_size
 from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
                       _coarse_time, _one_line)
+from ._h5_headers import attribute_bytes, compact_bytes
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
 from ._names import _UNIT_HINT
@@ -391,8 +392,9 @@ def h5_joint_names(path, source):
                                  dset)
             if "joint_names" in h5.attrs:
                 attr = h5.attrs.get_id("joint_names")
-                return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"],
-                                 f"{source}: attribute joint_names")
+                where = f"{source}: attribute joint_names"
+                _bound_vlen_attribute(h5, attr, where)
+                return _h5_names(attr.shape, attr.dtype, lambda: h5.attrs["joint_names"], where)
             return None
         except DataError:
             raise
@@ -407,27 +409,40 @@ def h5_joint_names(path, source):
 # at most VLEN_FACTOR times the file's size (names of 64 bytes shared by all rows), plus MAX_NAMES_BYTES (no bound for a
 # small file of a few long names), measured from the stored references before any block is read.
 VLEN_FACTOR = 4
-_FILTERS = {1: "deflate", 2: "shuffle"}     # filters a chunk of references is read through; others: a row at a time
+_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32"}    # a chunk of references read through them; others:
+# a cell at a time
 
 
-def _vlen_cap(dataset):
-    """The bytes of text a ``joint_names`` dataset of variable-length strings may make the reader allocate."""
-    return VLEN_FACTOR * dataset.file.id.get_filesize() + MAX_NAMES_BYTES
+def _vlen_cap(obj):
+    """The bytes of text a ``joint_names`` dataset or attribute of variable-length strings may make the reader
+    allocate; ``obj`` an h5py object of the file (or the file)."""
+    return VLEN_FACTOR * obj.file.id.get_filesize() + MAX_NAMES_BYTES
+
+
+def _reference(h5file):
+    """The dtype of a variable-length string's stored reference in ``h5file``: its length, the global heap's address
+    (the file's size of addresses), the object's index."""
+    addr = h5file.id.get_create_plist().get_sizes()[0]
+    return np.dtype([("length", "<u4"), ("heap", f"V{addr}"), ("index", "<u4")])
 
 
 def _stored_lengths(dataset):
     """The stored length in bytes of each variable-length string of ``dataset`` (S, n), as (row offset, lengths (r, n))
-    pieces in any order; None when its layout or filters hide them (compact, unallocated, other filters)."""
+    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate,
+    shuffle and fletcher32, a header not read plainly)."""
     import h5py
 
     dcpl = dataset.id.get_create_plist()
-    addr = dataset.file.id.get_create_plist().get_sizes()[0]
-    ref = np.dtype([("length", "<u4"), ("heap", f"V{addr}"), ("index", "<u4")])
+    ref = _reference(dataset.file)
     if dataset.ndim not in (1, 2):
         yield None
         return
     n = dataset.shape[1] if dataset.ndim == 2 else 1
     layout = dcpl.get_layout()
+    if layout == h5py.h5d.COMPACT:
+        raw = compact_bytes(dataset.file, dataset.id, dataset.size * ref.itemsize)
+        yield None if raw is None else (0, np.frombuffer(raw, ref)["length"].reshape(-1, n))
+        return
     if layout == h5py.h5d.CONTIGUOUS:
         offset = dataset.id.get_offset()
         if offset is None or dataset.file.userblock_size or dataset.id.get_storage_size() < dataset.size * ref.itemsize:
@@ -450,15 +465,21 @@ def _stored_lengths(dataset):
         corner = dataset.id.get_chunk_info(k).chunk_offset
         mask, data = dataset.id.read_direct_chunk(corner)
         for bit in reversed(range(len(filters))):
-            if mask & (1 << bit):
-                continue
-            if filters[bit] == 1:
-                data = zlib.decompress(data)
-            else:
-                data = np.frombuffer(data, np.uint8).reshape(ref.itemsize, -1).T.tobytes()
+            if not mask & (1 << bit):
+                data = _unfiltered(filters[bit], data, ref.itemsize)
         lengths = np.frombuffer(data, ref)["length"].reshape(chunks)
         lengths = lengths[tuple(slice(0, size - at) for size, at in zip(dataset.shape, corner))]
         yield corner[0], lengths.reshape(len(lengths), -1)
+
+
+def _unfiltered(code, data, itemsize):
+    """``data`` of a chunk undone of the filter ``code`` (one of :data:`_FILTERS`): inflated, unshuffled (``itemsize``
+    bytes an element), or its fletcher32 checksum (its last 4 bytes) taken off."""
+    if code == 1:
+        return zlib.decompress(data)
+    if code == 2:
+        return np.frombuffer(data, np.uint8).reshape(itemsize, -1).T.tobytes()
+    return data[:-4]
 
 
 def _too_long(where, row, cap):
@@ -467,20 +488,75 @@ def _too_long(where, row, cap):
                      "pointing to one long text?)")
 
 
-def _bound_vlen_names(dataset, where, step):
-    """(``step``, True) once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at
-    most :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; (1, False)
-    when the stored lengths cannot be read first (each row's names then counted as read)."""
-    cap, total = _vlen_cap(dataset), 0
-    for piece in _stored_lengths(dataset):
+def _check_stored_lengths(pieces, cap, where):
+    """True once the stored lengths ``pieces`` ((row offset, lengths (r, n)) each, as :func:`_stored_lengths`)
+    add up to at most ``cap`` bytes, else DataError naming the row where they exceed it; False when a piece is None
+    (the lengths cannot be read first)."""
+    total = 0
+    for piece in pieces:
         if piece is None:
-            return 1, False
+            return False
         start, lengths = piece
         per_row = np.cumsum(lengths.sum(axis=1, dtype=np.int64)) + total
         if len(per_row) and per_row[-1] > cap:
             raise _too_long(where, start + int(np.searchsorted(per_row, cap, side="right")), cap)
         total = int(per_row[-1]) if len(per_row) else total
-    return step, True
+    return True
+
+
+def _bound_vlen_names(dataset, where, step):
+    """(``step``, True) once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at
+    most :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; (1, False)
+    when the stored lengths cannot be read first (each row's names then counted as read, :class:`_CountedCells`)."""
+    return (step, True) if _check_stored_lengths(_stored_lengths(dataset), _vlen_cap(dataset), where) else (1, False)
+
+
+def _bound_vlen_attribute(h5file, attr, where):
+    """Refuse the root attribute ``joint_names`` (``attr``, an h5py AttrID) of variable-length text whose names would
+    take more than :func:`_vlen_cap` bytes, before libhdf5 reads it: h5py reads an attribute whole, each cell's
+    declared length allocated first (a crafted file of a few kB declaring names of a gigabyte, or cells all pointing
+    to one long text, took gigabytes). The stored references are read from the file's root object header; an
+    attribute kept elsewhere (dense storage) is read only when its names cannot exceed the bound, each at most the
+    file's size."""
+    import h5py
+
+    count = math.prod(attr.shape or ())
+    if h5py.check_string_dtype(attr.dtype) is None or attr.dtype.kind in "SU" or not 0 < count <= MAX_COLUMNS:
+        return                          # fixed-length text or not text: _h5_names checks it from its shape and dtype
+    ref, cap = _reference(h5file), _vlen_cap(h5file)
+    raw = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize)
+    if raw is not None:
+        _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
+    elif count * h5file.id.get_filesize() > cap:
+        raise DataError(f"{where}: {count} names of variable-length text kept outside the file's root header (dense "
+                        "attribute storage), where their lengths cannot be checked before they are read; store "
+                        "joint_names as a dataset")
+
+
+class _CountedCells:
+    """The cells of ``dataset`` (variable-length text) read one at a time, the bytes of their texts counted against
+    :func:`_vlen_cap` as they are read: the bound where the stored lengths cannot be read first. libhdf5 allocates a
+    cell's text whole, so a read of a row or block stops at most one cell past the bound (a row of 10 000 cells all
+    pointing to one long text was read whole before any was counted)."""
+
+    def __init__(self, dataset, where):
+        self.dataset, self.where = dataset, where
+        self.cap = self.left = _vlen_cap(dataset)
+
+    def cell(self, index):
+        """The text of the cell at ``index`` (a tuple), counted; DataError naming its row past the bound."""
+        name = self.dataset[index]
+        self.left -= len(name) if isinstance(name, (str, bytes)) else 0
+        if self.left < 0:
+            raise _too_long(self.where, index[0] if index else 0, self.cap)
+        return name
+
+    def rows(self, start, stop):
+        """Rows ``start`` to ``stop`` of a (S, n) dataset (object, (r, n)), read a cell at a time."""
+        rows = np.empty((min(stop, self.dataset.shape[0]) - start, self.dataset.shape[1]), dtype=object)
+        for row, column in np.ndindex(rows.shape):
+            rows[row, column] = self.cell((start + row, column))
+        return rows
 
 
 def _not_names(where, shape, dtype, text):
@@ -509,39 +585,29 @@ def _h5_names(shape, dtype, read, where, read_rows=None, dataset=None):
         if dtype.kind in "SU":
             _check_names_size(shape[1:], dtype, where)
         step = max(1, MAX_NAMES_BYTES // (shape[1] * max(dtype.itemsize, 8)))     # a block: 1 MiB at most
+        bounded = dtype.kind in "SU" or dataset is None or _bound_vlen_names(dataset, where, step)[1]
+        if not bounded:           # row 0 too: read whole, its cells could point to gigabytes
+            read_rows = _CountedCells(dataset, where).rows
         first, begin = None, 0
         if dtype.kind not in "SU":
             # variable-length text: 8 bytes a name was assumed, and rows of 2 000-character names read 250 times the
             # block's bound at a time. Every row must be the first's: its length sets the step
             first, begin = _first_row_of_names(read_rows(0, 1), where), 1
             size = sum(len(name) if isinstance(name, (str, bytes)) else 8 for name in first.tolist())
-            step = max(1, MAX_NAMES_BYTES // max(size, 8 * shape[1]))
-        counted = dtype.kind in "SU" or dataset is None
-        if not counted:
-            step, counted = _bound_vlen_names(dataset, where, step)
-        left = None if counted else _vlen_cap(dataset)
+            step = max(1, MAX_NAMES_BYTES // max(size, 8 * shape[1])) if bounded else 1
         for start in range(begin, shape[0], step):
-            rows = read_rows(start, start + step)
-            if left is not None:          # a row at a time: the bytes of its names counted as soon as it is read
-                left -= sum(len(name) for name in np.asarray(rows, dtype=object).reshape(-1).tolist()
-                            if isinstance(name, (str, bytes)))
-                if left < 0:
-                    raise _too_long(where, start, _vlen_cap(dataset))
-            first = _first_row_of_names(rows, where, start, first)
+            first = _first_row_of_names(read_rows(start, start + step), where, start, first)
         return _texts(first)
     if not text or math.prod(shape) > MAX_COLUMNS:
         raise _not_names(where, shape, dtype, text)
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
     elif dataset is not None and not _bound_vlen_names(dataset, where, 1)[1]:
-        # stored lengths not to be read first (compact layout, other filters): at most MAX_COLUMNS names, one at a
-        # time, their bytes counted as read
-        left = _vlen_cap(dataset)
-        for k, index in enumerate(np.ndindex(shape)):
-            name = dataset[index]
-            left -= len(name) if isinstance(name, (str, bytes)) else 0
-            if left < 0:
-                raise _too_long(where, np.unravel_index(k, shape)[0] if shape else 0, _vlen_cap(dataset))
+        # stored lengths not to be read first (other filters): at most MAX_COLUMNS names, one at a time, their bytes
+        # counted as read
+        counted = _CountedCells(dataset, where)
+        for index in np.ndindex(shape):
+            counted.cell(index)
     names = np.asarray(read(), dtype=object)
     return _texts(_names_of(names, where))
 

@@ -572,7 +572,7 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
     messages of the topics :func:`_wanted`, each numbered in its topic's file order. rosbags gives them sorted by
     time stamp; of ``sqlite3_files`` (a folder's storage, in order) their order is the rows' (a time stamp damaged
     moves its message in rosbags' order only: :func:`._bags._with_clock` finds it on the receive clock); of a ROS 1
-    bag it is rosbags' (its index's), the only one known."""
+    bag it is the chunks' and their index data's (:func:`_ros1_file_ranks`), when its index is whole."""
     from rosbags.highlevel import AnyReader
     raw, problem, index = {}, None, None
     if os.path.isfile(path):
@@ -614,7 +614,8 @@ def _read_rosbags(path, source, named=(), types=(), sqlite3_files=()):
         counts = {t: len(m) for t, m in by_topic.items()}
         if problem is None and index is not None:
             problem = _ros1_index_problem(index, counts, {c.topic for c in wanted})
-        for topic, rank in _file_ranks(sqlite3_files, counts).items():
+        ranks = _file_ranks(sqlite3_files, counts) if index is None else _ros1_file_ranks(index, wanted, counts)
+        for topic, rank in ranks.items():
             by_topic[topic] = [(data, stamp, int(k)) for (data, stamp, _), k in zip(by_topic[topic], rank)]
         ros1 = Path(source).suffix.lower() == ".bag"
         for topic, messages in by_topic.items():
@@ -691,7 +692,7 @@ def _check_ros1_chunks(path, source):
 
 def _ros1_walk(data, source):
     """:func:`_check_ros1_chunks`'s walk of the bag's bytes ``data``."""
-    index = {"chunks": [], "indexed": {}, "infos": {}, "topics": {}, "header": None, "damaged": None}
+    index = {"chunks": [], "indexed": {}, "infos": {}, "topics": {}, "header": None, "damaged": None, "entries": []}
     pos, end, chunk = len(ROS1_MAGIC), len(data), None
     while pos < end:
         try:
@@ -714,6 +715,8 @@ def _ros1_walk(data, source):
 
 
 _INDEX_DATA, _CHUNK_INFO = b"\x04", b"\x06"
+# an entry of a chunk's index data (version 1): a message's receive time and its offset in the decompressed chunk
+_INDEX_ENTRY = np.dtype([("sec", "<u4"), ("nsec", "<u4"), ("offset", "<u4")])
 
 
 def _u32(fields, name):
@@ -738,6 +741,7 @@ def _ros1_index_record(op, fields, data, pos, body, after, chunk, index):
         counts = index["indexed"].setdefault(chunk, {})
         conn = _u32(fields, "conn")
         counts[conn] = counts.get(conn, 0) + count
+        index["entries"].append((conn, chunk, np.frombuffer(data[body:after], dtype=_INDEX_ENTRY).copy()))
     elif op == _CHUNK_INFO:
         where, count = fields.get("chunk_pos", b""), _u32(fields, "count")
         if len(where) != 8 or after - body != 8 * count:
@@ -746,6 +750,42 @@ def _ros1_index_record(op, fields, data, pos, body, after, chunk, index):
         index["infos"][int.from_bytes(where, "little")] = {int(c): int(n) for c, n in pairs}
     elif op == _CONNECTION:
         index["topics"][_u32(fields, "conn")] = fields.get("topic", b"").decode("utf-8", "replace")
+
+
+def _ros1_file_ranks(index, connections, counts):
+    """For each topic of a ROS 1 bag whose message count rosbags read is ``counts[topic]``: the rank, in the bag's
+    file order (its chunks' positions, then the messages' offsets in a chunk: the order the recorder wrote them), of
+    its messages as rosbags gives them; ``{}`` when the walk's ``index`` does not tell (damaged, other counts).
+
+    rosbags sorts each connection's index entries by receive time (stably, in the chunk infos' order, then each
+    chunk's index data's) and merges the ``connections`` read (ties in their order): a message whose receive time
+    went back in the file was moved into the motion, where the other storages' readers find it
+    (:func:`._bags._receive_order`)."""
+    if index["damaged"]:
+        return {}
+    chunk_rank = {at: k for k, at in enumerate(index["infos"])}       # rosbags reads the chunks in the infos' order
+    ids = {c.id: k for k, c in enumerate(connections)}
+    entries = [(ids[conn], chunk_rank.get(chunk, -1), chunk, e) for conn, chunk, e in index["entries"]
+               if conn in ids]
+    if not entries or any(rank < 0 for _, rank, _, _ in entries):
+        return {}
+    entries.sort(key=lambda item: (item[0], item[1]))        # each connection's entries in rosbags' reading order
+    topic = np.concatenate([np.full(e.size, k) for k, _, _, e in entries])
+    time = np.concatenate([e["sec"].astype(np.int64) * 1_000_000_000 + e["nsec"] for *_, e in entries])
+    chunk = np.concatenate([np.full(e.size, at, dtype=np.int64) for _, _, at, e in entries])
+    offset = np.concatenate([e["offset"] for *_, e in entries]).astype(np.int64)
+    read = np.argsort(time, kind="stable")           # rosbags' order: by time, ties by connection, then as listed
+    names = np.array([connections[k].topic for k in topic[read]], dtype=object)
+    ranks = {}
+    for name, count in counts.items():
+        mine = read[names == name]
+        if mine.size != count:
+            return {}
+        in_file = np.lexsort((offset[mine], chunk[mine]))        # the file order of the topic's messages
+        rank = np.empty(count, dtype=np.int64)
+        rank[in_file] = np.arange(count)
+        ranks[name] = rank
+    return ranks
 
 
 def _ros1_index_problem(index, read, wanted):

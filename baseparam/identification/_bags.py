@@ -454,8 +454,8 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     back in the topic's file order is a damaged time (or the recorder's clock stepped back), and sorting it moved
     its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
-    ``damaged`` is None, refused in one line. (rosbags gives a ROS 1 bag's messages sorted by receive time, their
-    file order unknown: nothing to check there; a sqlite3 bag's are numbered in its rows' order.)"""
+    ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
+    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.)"""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
@@ -586,6 +586,7 @@ def _align(streams, names, fields, source, notes, clock, chosen, receive):
     # taken, a few stray messages (a second publisher's, one without its velocity) setting the log's times and q
     base = max(streams, key=lambda s: (sum(provides(s, pos, j) for j in names), s.order.size,
                                        sum(a is not None for a in s.arrays.values())))
+    _refuse_disagreeing_richer(base, streams, names, pos, provides, source)
     used = {}
     for field, msg_field in fields.items():
         sources = [next((s for s in [base] + streams if provides(s, msg_field, j)), None) for j in names]
@@ -641,6 +642,52 @@ def _align(streams, names, fields, source, notes, clock, chosen, receive):
             notes.append(f"{source}: {s.order.size} messages of {s.topic} naming {shown_names(list(s.names))} not used "
                          f"(the samples are those of the messages naming {shown_names(list(base.names))})")
     return data, ids, base
+
+
+def _fields_of(stream):
+    return [f for f, a in stream.arrays.items() if a is not None]
+
+
+def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
+    """DataError when a stream of ``base``'s topic giving the same joints' positions and more fields than ``base``
+    (which sets the times for its more messages) disagrees with ``base``'s positions where both cover the time: a
+    second publisher of positions alone (a GUI's sliders, all 0) with more messages than the driver's full stream set
+    the log's times and q (zeros), the driver's velocities and efforts interpolated at them, exit 0. Two publishers
+    of one motion agree (to the motion's own steps between samples) and read as before, on ``base``'s times."""
+    joints = [j for j in names if provides(base, pos, j)]
+    key = pos[1] if isinstance(pos, tuple) else pos
+    for other in streams:
+        if (other is base or other.topic != base.topic or len(_fields_of(other)) <= len(_fields_of(base))
+                or not all(provides(other, pos, j) for j in joints)):
+            continue
+        worst = _worst_disagreement(base, other, joints, key)
+        if worst is not None:
+            j, gap, t = worst
+            raise DataError(f"{source}: joint {shown_name(j)}: the {counted(base.order.size, 'messages')} of "
+                            f"{printable(base.topic)} with {', '.join(_fields_of(base))} and its "
+                            f"{counted(other.order.size, 'messages')} with {', '.join(_fields_of(other))} give "
+                            f"positions {gap:.6g} apart at t={t:.9g} s; expected one publisher of the joints' "
+                            "positions on a topic (two publishers? remove the other's messages)")
+
+
+def _worst_disagreement(base, other, joints, key):
+    """(joint, gap, time) of the largest gap between ``other``'s positions and ``base``'s interpolated at its times
+    (within both spans), when it exceeds the steps of the two streams between their samples (the most interpolation
+    can miss), else None."""
+    inside = (other.stamps >= base.stamps.min()) & (other.stamps <= base.stamps.max())
+    if not inside.any():
+        return None
+    worst = None
+    for j in joints:
+        mine, theirs = base.arrays[key][:, base.names.index(j)], other.arrays[key][:, other.names.index(j)]
+        order, their_order = np.argsort(base.stamps, kind="stable"), np.argsort(other.stamps, kind="stable")
+        steps = [np.abs(np.diff(v[o])).max(initial=0.0) for v, o in ((mine, order), (theirs, their_order))]
+        tolerance = sum(steps) + 1e-9 * (1.0 + np.abs(mine).max(initial=0.0))
+        gaps = np.abs(theirs[inside] - _interp(other.stamps[inside], base.stamps[order], mine[order]))
+        k = int(np.argmax(gaps))
+        if gaps[k] > tolerance and (worst is None or gaps[k] > worst[1]):
+            worst = (j, float(gaps[k]), float(other.stamps[inside][k]))
+    return worst
 
 
 def _refuse_two_sources(used, names, chosen, provides, source):

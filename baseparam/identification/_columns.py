@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 import numpy as np
@@ -154,12 +155,32 @@ def matched_joints(source, names, joints, notes):
     if missing:
         hint = ("; the robot's joints have no names: name them in its description (name: per YAML joint)"
                 if all(j == f"joint{k}" for k, j in enumerate(joints, start=1)) else "")
+        hint = hint or other_unicode_form(missing, names)
         raise DataError(f"{source}: joint{'s' if len(missing) > 1 else ''} {shown_names(missing)} of the robot not "
                         f"in the log (it names {shown_names(names)}){hint}")
     extra = [n for n in names if n not in joints]
     if extra:
         notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}")
     return joints
+
+
+def other_unicode_form(wanted, names):
+    """"; …" naming the first of ``wanted`` (the robot's joints a log lacks) that one of the log's ``names`` spells
+    in another Unicode normalization form, else "". Names are compared as written, as ROS and URDF tools compare them,
+    but "café" composed (NFC, U+00E9) and decomposed (NFD, e U+0301) print alike: "joint café of the robot not in
+    the log (it names café)" said nothing of why. Both are shown escaped, with their forms."""
+    composed = {unicodedata.normalize("NFC", str(n)): str(n) for n in names}
+    for name in wanted:
+        theirs = composed.get(unicodedata.normalize("NFC", name))
+        if theirs is not None and theirs != name:
+            return (f" (the log's {ascii(theirs)} is the robot's {ascii(name)} in another Unicode form: "
+                    f"{_unicode_form(theirs)}, the robot's {_unicode_form(name)}; names are compared as written: "
+                    "write both alike)")
+    return ""
+
+
+def _unicode_form(name):
+    return next((form for form in ("NFC", "NFD") if unicodedata.is_normalized(form, name)), "neither NFC nor NFD")
 
 
 # At most this many names read from a file are listed in a message (shown_names), each cut after NAME_WIDTH
@@ -209,7 +230,8 @@ def refuse_other_order(source, names, joints, why, picked=False, whole=False):
             # [a, b, x] for the robot's [a, b, c]: the file says its third column is x, and it went to c (a bag or a
             # list column refuses c as not in the log); names none of the robot's (joint1 … of an unnamed export) read
             raise DataError(f"{source}: the file names its joints {shown_names(names)}, the robot "
-                            f"{shown_names(joints)}: {shown_names(missing)} not among the file's; {why}")
+                            f"{shown_names(joints)}: {shown_names(missing)} not among the file's"
+                            f"{other_unicode_form(missing, names)}; {why}")
         return
     # the lists are cut after 12 names: a difference beyond them is named, or the two lists shown look alike
     first = (f"; they differ first at joint {k + 1}: {shown_name(names[k])} in the file, "

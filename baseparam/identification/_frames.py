@@ -99,6 +99,8 @@ def _frame_column(source, column, label, name, problems, bad_rows):
     if kind in _REFUSED:
         what, hint = _REFUSED[kind]
         raise DataError(f"{source}: field {label}: column {shown(name)} holds {what} ({column.dtype}); {hint}")
+    if not isinstance(column.dtype, np.dtype) and column.hasnans:
+        return _with_nulls(source, column, label, name, problems, bad_rows)
     if kind in "iuf":
         return column.to_numpy(dtype=np.float64)
     try:                                   # nullable and extension dtypes (pd.NA → NaN)
@@ -113,6 +115,18 @@ def _frame_column(source, column, label, name, problems, bad_rows):
             out[r] = np.nan
             bad_rows[r] = True
             problems.append((r, f"field {label}: not a number ({_short(str(value))})"))
+    return out
+
+
+def _with_nulls(source, column, label, name, problems, bad_rows):
+    """A column of a nullable or Arrow dtype holding missing values (pd.NA, a Parquet null) as float, each missing
+    cell a damaged row said as null: they were NaN, and said as such, a value the file does not hold."""
+    missing = np.asarray(column.isna(), dtype=bool)
+    out = _frame_column(source, column.astype(object).where(~missing, 0.0), label, name, problems, bad_rows)
+    for r in np.flatnonzero(missing).tolist():
+        out[r] = np.nan
+        bad_rows[r] = True
+        problems.append((r, f"field {label}: null"))
     return out
 
 

@@ -97,7 +97,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
                                                       "file in the robot's order, or with list columns)",
                                picked=columns is not None, whole=True)
         table = _time_in_seconds(pa, _read_table(parquet, source), columns, source)
-        return from_dataframe(table.to_pandas(), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
+        return from_dataframe(_frame(table), columns=columns, gains=gains, skip_bad_rows=skip_bad_rows,
                               n_dof=n_dof, source=source)
     present = schema.names
     chosen = choose_sources(source, _normalize_map(columns, source), DEFAULT_COLUMNS, present, entry="one column name",
@@ -148,6 +148,17 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
     return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+
+
+def _frame(table):
+    """``table`` as a pandas DataFrame, a column holding nulls of Arrow's dtype: pandas made them NaN, and the rows
+    were said to hold NaN, which the file does not (from_dataframe says null)."""
+    frame = table.to_pandas()
+    for k, column in enumerate(table.columns):
+        if column.null_count:
+            import pandas as pd          # pyarrow's to_pandas has imported it
+            frame.isetitem(k, column.to_pandas(types_mapper=pd.ArrowDtype))
+    return frame
 
 
 def _refuse_differing_twins(parquet, chunks, source, columns, present, chosen, table):
@@ -323,18 +334,36 @@ def _lists(col, pa, width, source, field, column):
     values = pc.list_flatten(col).cast(pa.float64(), safe=False)
     flat = np.asarray(pc.fill_null(values, np.nan).to_numpy(zero_copy_only=False), dtype=np.float64)
     bad = []
-    if not nulls.any() and (lengths == width).all():
+    held = _null_values(values, lengths, nulls)
+    if not nulls.any() and not held and (lengths == width).all():
         return flat.reshape(S, width), bad, width
     out = np.zeros((S, width))
     starts = np.concatenate([[0], np.cumsum(np.where(nulls, 0, lengths))])[:-1]
     for r in range(S):
         if nulls[r]:
             bad.append((r, "null"))
+        elif r in held:
+            bad.append((r, f"null (value {held[r] + 1} of the row's list)"))
         elif lengths[r] != width:
             bad.append((r, f"{lengths[r]} values, {expected} {width}"))
         else:
             out[r] = flat[starts[r]:starts[r] + width]
     return out, bad, width
+
+
+def _null_values(values, lengths, nulls):
+    """{row: place in its list of its first null value} of a list column's flattened ``values`` (pyarrow), its rows'
+    ``lengths`` and null rows ``nulls``: a null in a list was filled with NaN, and the row said to hold NaN."""
+    if not values.null_count:
+        return {}
+    pc = pyarrow_modules()[2]
+    missing = np.flatnonzero(np.asarray(pc.is_null(values).to_numpy(zero_copy_only=False), dtype=bool))
+    starts = np.concatenate([[0], np.cumsum(np.where(nulls, 0, lengths))])
+    rows = np.searchsorted(starts, missing, side="right") - 1
+    held = {}
+    for r, at in zip(rows.tolist(), missing.tolist()):
+        held.setdefault(r, at - int(starts[r]))
+    return held
 
 
 def metadata(schema, key, kind, source):
