@@ -333,3 +333,40 @@ def test_name_in_another_unicode_form_refused_saying_so(tmp_path, ext):
                                         r"form: NFD, the robot's NFC; names are compared as written"):
         bp.read_trajectory(path, joints=["a", composed])
     assert np.array_equal(bp.read_trajectory(path, joints=["a", decomposed]).q, q)       # as written: read
+
+
+# -- NPZ/HDF5 keys and Parquet list columns in any case, as CSV headers ----------------------------------------------
+
+def _write_keys(path, arrays):
+    import pyarrow as pa
+
+    if path.suffix == ".npz":
+        np.savez(path, **arrays)
+    elif path.suffix == ".h5":
+        with h5py.File(path, "w") as h5:
+            for key, value in arrays.items():
+                h5[key] = value
+    else:
+        _parquet(path, pa.table({k: (v if v.ndim == 1 else pa.array(v.tolist())) for k, v in arrays.items()}))
+    return path
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5", ".parquet"])
+def test_keys_in_another_case_read_as_csv_headers_are(tmp_path, ext):
+    """Keys T, Q, TAU were 'no array' (looked for 't', 'time', 'times') where a CSV header T,Q1,TAU1 reads: a
+    default name is now found in any case when none is spelled as written; a name spelled so is taken first."""
+    import baseparam as bp
+
+    t = np.arange(20) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    lower = bp.read_trajectory(_write_keys(tmp_path / f"lower{ext}", {"t": t, "q": q, "tau": 2 * q}))
+    upper = bp.read_trajectory(_write_keys(tmp_path / f"upper{ext}", {"T": t, "Q": q, "TAU": 2 * q}))
+    assert np.array_equal(upper.t, lower.t) and np.array_equal(upper.q, lower.q)
+    assert np.array_equal(upper.tau, lower.tau)
+    both = bp.read_trajectory(_write_keys(tmp_path / f"both{ext}", {"t": t, "q": q, "Q": -q, "tau": 2 * q}))
+    assert np.array_equal(both.q, q)                           # 'q' as written, as before
+    with pytest.raises(DataError, match=r"field q: .*'Q' and 'Positions' both hold it, with different values"):
+        bp.read_trajectory(_write_keys(tmp_path / f"twins{ext}", {"T": t, "Q": q, "Positions": -q, "TAU": q}))
+    mapped = bp.read_trajectory(_write_keys(tmp_path / f"map{ext}", {"T": t, "Joints": q, "TAU": q}),
+                                columns={"q": "joints"})
+    assert np.array_equal(mapped.q, q)
