@@ -376,3 +376,21 @@ def test_keys_in_another_case_read_as_csv_headers_are(tmp_path, ext):
     mapped = bp.read_trajectory(_write_keys(tmp_path / f"map{ext}", {"T": t, "Joints": q, "TAU": q}),
                                 columns={"q": "joints"})
     assert np.array_equal(mapped.q, q)
+
+
+def test_log_naming_both_unicode_forms_notes_which_is_left_out(tmp_path):
+    """A bag naming 'coudé' composed and decomposed: the robot's (composed) is read, and the note of the other left
+    out says which it is (it printed 'left out: coudé' beside the joint read as 'coudé')."""
+    import unicodedata
+
+    import baseparam as bp
+    from test_logs import write_bag
+
+    composed = "coud\u00e9"
+    decomposed = unicodedata.normalize("NFD", composed)
+    messages = [(10**9 + k * 10**7, 10**9 + k * 10**7, [composed, decomposed], [0.01 * k, 1.0], [], [])
+                for k in range(20)]
+    traj = bp.read_trajectory(write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages}), joints=[composed])
+    assert np.array_equal(traj.q[:, 0], 0.01 * np.arange(20))
+    said = f"left out: {decomposed} (the log's 'coude\\u0301' is the robot's 'coud\\xe9' in another Unicode form"
+    assert any(said in n for n in traj.notes), traj.notes

@@ -160,7 +160,8 @@ def matched_joints(source, names, joints, notes):
                         f"in the log (it names {shown_names(names)}){hint}")
     extra = [n for n in names if n not in joints]
     if extra:
-        notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}")
+        notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}"
+                     f"{other_unicode_form(joints, extra)}")     # 'coudé' read, 'coudé' left out: which is which
     return joints
 
 
