@@ -409,8 +409,7 @@ def h5_joint_names(path, source):
 # at most VLEN_FACTOR times the file's size (names of 64 bytes shared by all rows), plus MAX_NAMES_BYTES (no bound for a
 # small file of a few long names), measured from the stored references before any block is read.
 VLEN_FACTOR = 4
-_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32"}    # a chunk of references read through them; others:
-# a cell at a time
+_FILTERS = {1: "deflate", 2: "shuffle"}     # filters a chunk of references is read through; others: a cell at a time
 
 
 def _vlen_cap(obj):
@@ -428,8 +427,8 @@ def _reference(h5file):
 
 def _stored_lengths(dataset):
     """The stored length in bytes of each variable-length string of ``dataset`` (S, n), as (row offset, lengths (r, n))
-    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate,
-    shuffle and fletcher32, a header not read plainly)."""
+    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate
+    and shuffle, a header not read plainly)."""
     import h5py
 
     dcpl = dataset.id.get_create_plist()
@@ -473,13 +472,11 @@ def _stored_lengths(dataset):
 
 
 def _unfiltered(code, data, itemsize):
-    """``data`` of a chunk undone of the filter ``code`` (one of :data:`_FILTERS`): inflated, unshuffled (``itemsize``
-    bytes an element), or its fletcher32 checksum (its last 4 bytes) taken off."""
+    """``data`` of a chunk undone of the filter ``code`` (one of :data:`_FILTERS`): inflated, or unshuffled
+    (``itemsize`` bytes an element)."""
     if code == 1:
         return zlib.decompress(data)
-    if code == 2:
-        return np.frombuffer(data, np.uint8).reshape(itemsize, -1).T.tobytes()
-    return data[:-4]
+    return np.frombuffer(data, np.uint8).reshape(itemsize, -1).T.tobytes()
 
 
 def _too_long(where, row, cap):
