@@ -79,13 +79,19 @@ def test_attribute_cells_pointing_to_one_long_text_refused_unread(tmp_path):
 
 
 def test_dense_attribute_read_when_bounded_refused_otherwise(tmp_path):
+    """An attribute in dense storage (its references in a fractal heap, not read first): read when its names, each at
+    most the file's size, fit the memory budget (a writer's 7 names beside 4 MB of data), refused otherwise (10 000
+    names: short here, but nothing tells them from cells pointing to one long text before libhdf5 reads them)."""
     path = tmp_path / "log.h5"
     _attribute_file(path, JOINTS, "latest", extra=10)
     assert h5_joint_names(path, "log.h5") == JOINTS
-    _attribute_file(path, [f"j{k}" for k in range(2000)], "latest", extra=10)
-    with pytest.raises(DataError, match=r"^log.h5: attribute joint_names: 2000 names of variable-length text kept "
-                                        r"outside the file's root header \(dense attribute storage\)"):
-        h5_joint_names(path, "log.h5")
+    with h5py.File(path, "a") as h5:
+        h5["big"] = np.zeros(500_000)
+    assert h5_joint_names(path, "log.h5") == JOINTS
+    _attribute_file(path, [f"j{k}" for k in range(10_000)], "latest", extra=10)       # 10 000 × the file: GBs
+    out = _read_limited(path, 700)
+    assert out.startswith("DataError log.h5: attribute joint_names: 10000 names of variable-length text kept outside "
+                          "the file's root header (dense attribute storage)"), out[:300]
 
 
 @pytest.mark.parametrize("libver", ["earliest", "latest"])
@@ -333,3 +339,58 @@ def test_name_in_another_unicode_form_refused_saying_so(tmp_path, ext):
                                         r"form: NFD, the robot's NFC; names are compared as written"):
         bp.read_trajectory(path, joints=["a", composed])
     assert np.array_equal(bp.read_trajectory(path, joints=["a", decomposed]).q, q)       # as written: read
+
+
+# -- NPZ/HDF5 keys and Parquet list columns in any case, as CSV headers ----------------------------------------------
+
+def _write_keys(path, arrays):
+    import pyarrow as pa
+
+    if path.suffix == ".npz":
+        np.savez(path, **arrays)
+    elif path.suffix == ".h5":
+        with h5py.File(path, "w") as h5:
+            for key, value in arrays.items():
+                h5[key] = value
+    else:
+        _parquet(path, pa.table({k: (v if v.ndim == 1 else pa.array(v.tolist())) for k, v in arrays.items()}))
+    return path
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5", ".parquet"])
+def test_keys_in_another_case_read_as_csv_headers_are(tmp_path, ext):
+    """Keys T, Q, TAU were 'no array' (looked for 't', 'time', 'times') where a CSV header T,Q1,TAU1 reads: a
+    default name is now found in any case when none is spelled as written; a name spelled so is taken first."""
+    import baseparam as bp
+
+    t = np.arange(20) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    lower = bp.read_trajectory(_write_keys(tmp_path / f"lower{ext}", {"t": t, "q": q, "tau": 2 * q}))
+    upper = bp.read_trajectory(_write_keys(tmp_path / f"upper{ext}", {"T": t, "Q": q, "TAU": 2 * q}))
+    assert np.array_equal(upper.t, lower.t) and np.array_equal(upper.q, lower.q)
+    assert np.array_equal(upper.tau, lower.tau)
+    both = bp.read_trajectory(_write_keys(tmp_path / f"both{ext}", {"t": t, "q": q, "Q": -q, "tau": 2 * q}))
+    assert np.array_equal(both.q, q)                           # 'q' as written, as before
+    with pytest.raises(DataError, match=r"field q: .*'Q' and 'Positions' both hold it, with different values"):
+        bp.read_trajectory(_write_keys(tmp_path / f"twins{ext}", {"T": t, "Q": q, "Positions": -q, "TAU": q}))
+    mapped = bp.read_trajectory(_write_keys(tmp_path / f"map{ext}", {"T": t, "Joints": q, "TAU": q}),
+                                columns={"q": "joints"})
+    assert np.array_equal(mapped.q, q)
+
+
+def test_log_naming_both_unicode_forms_notes_which_is_left_out(tmp_path):
+    """A bag naming 'coudé' composed and decomposed: the robot's (composed) is read, and the note of the other left
+    out says which it is (it printed 'left out: coudé' beside the joint read as 'coudé')."""
+    import unicodedata
+
+    import baseparam as bp
+    from test_logs import write_bag
+
+    composed = "coud\u00e9"
+    decomposed = unicodedata.normalize("NFD", composed)
+    messages = [(10**9 + k * 10**7, 10**9 + k * 10**7, [composed, decomposed], [0.01 * k, 1.0], [], [])
+                for k in range(20)]
+    traj = bp.read_trajectory(write_bag(tmp_path / "bag", "mcap", {"/joint_states": messages}), joints=[composed])
+    assert np.array_equal(traj.q[:, 0], 0.01 * np.arange(20))
+    said = f"left out: {decomposed} (the log's 'coude\\u0301' is the robot's 'coud\\xe9' in another Unicode form"
+    assert any(said in n for n in traj.notes), traj.notes

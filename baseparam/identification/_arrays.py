@@ -409,8 +409,7 @@ def h5_joint_names(path, source):
 # at most VLEN_FACTOR times the file's size (names of 64 bytes shared by all rows), plus MAX_NAMES_BYTES (no bound for a
 # small file of a few long names), measured from the stored references before any block is read.
 VLEN_FACTOR = 4
-_FILTERS = {1: "deflate", 2: "shuffle", 3: "fletcher32"}    # a chunk of references read through them; others:
-# a cell at a time
+_FILTERS = {1: "deflate", 2: "shuffle"}     # filters a chunk of references is read through; others: a cell at a time
 
 
 def _vlen_cap(obj):
@@ -428,8 +427,8 @@ def _reference(h5file):
 
 def _stored_lengths(dataset):
     """The stored length in bytes of each variable-length string of ``dataset`` (S, n), as (row offset, lengths (r, n))
-    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate,
-    shuffle and fletcher32, a header not read plainly)."""
+    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate
+    and shuffle, a header not read plainly)."""
     import h5py
 
     dcpl = dataset.id.get_create_plist()
@@ -473,13 +472,11 @@ def _stored_lengths(dataset):
 
 
 def _unfiltered(code, data, itemsize):
-    """``data`` of a chunk undone of the filter ``code`` (one of :data:`_FILTERS`): inflated, unshuffled (``itemsize``
-    bytes an element), or its fletcher32 checksum (its last 4 bytes) taken off."""
+    """``data`` of a chunk undone of the filter ``code`` (one of :data:`_FILTERS`): inflated, or unshuffled
+    (``itemsize`` bytes an element)."""
     if code == 1:
         return zlib.decompress(data)
-    if code == 2:
-        return np.frombuffer(data, np.uint8).reshape(itemsize, -1).T.tobytes()
-    return data[:-4]
+    return np.frombuffer(data, np.uint8).reshape(itemsize, -1).T.tobytes()
 
 
 def _too_long(where, row, cap):
@@ -516,8 +513,7 @@ def _bound_vlen_attribute(h5file, attr, where):
     take more than :func:`_vlen_cap` bytes, before libhdf5 reads it: h5py reads an attribute whole, each cell's
     declared length allocated first (a crafted file of a few kB declaring names of a gigabyte, or cells all pointing
     to one long text, took gigabytes). The stored references are read from the file's root object header; an
-    attribute kept elsewhere (dense storage) is read only when its names cannot exceed the bound, each at most the
-    file's size."""
+    attribute kept elsewhere (dense storage) is bounded by :func:`_bound_dense_attribute`."""
     import h5py
 
     count = math.prod(attr.shape or ())
@@ -527,10 +523,23 @@ def _bound_vlen_attribute(h5file, attr, where):
     raw = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize)
     if raw is not None:
         _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
-    elif count * h5file.id.get_filesize() > cap:
+    else:
+        _bound_dense_attribute(count, h5file.id.get_filesize(), cap, where)
+
+
+def _bound_dense_attribute(count, file_size, cap, where):
+    """Refuse ``count`` names of variable-length text kept in dense attribute storage (a fractal heap, not read here)
+    when the most they could take, each at most the file's size (``count`` × ``file_size``), exceeds both ``cap`` and
+    the memory budget: a writer's seven names in a 100 MB file are read (they could take 700 MB), 10 000 cells of a
+    crafted 300 kB file (3 GB) are not."""
+    from .._memory import budget, format_size
+
+    worst, room = count * file_size, budget()
+    if worst > max(cap, room or 0):
         raise DataError(f"{where}: {count} names of variable-length text kept outside the file's root header (dense "
-                        "attribute storage), where their lengths cannot be checked before they are read; store "
-                        "joint_names as a dataset")
+                        f"attribute storage), where their lengths cannot be checked before they are read: they could "
+                        f"take {format_size(worst)} ({count} × the file's size), more than the "
+                        f"{format_size(max(cap, room or 0))} available; store joint_names as a dataset")
 
 
 class _CountedCells:

@@ -160,7 +160,8 @@ def matched_joints(source, names, joints, notes):
                         f"in the log (it names {shown_names(names)}){hint}")
     extra = [n for n in names if n not in joints]
     if extra:
-        notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}")
+        notes.append(f"{source}: joints of the log not in the robot, left out: {shown_names(extra)}"
+                     f"{other_unicode_form(joints, extra)}")     # 'coudé' read, 'coudé' left out: which is which
     return joints
 
 
@@ -316,12 +317,16 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
             if len(given) != 1 or not isinstance(given[0], str):
                 raise DataError(f"{source}: column map: field {field}: give {entry}, got {shown(given)}")
             name = clean(given[0])
-            if name not in available:
+            spelled = name if name in available else _other_case(source, field, name, available, thing)
+            if spelled is None:
                 raise DataError(f"{source}: column map: field {field}: no {thing} {shown(name)}"
                                 f" (the file has {listing})")
-            chosen[field] = name
+            chosen[field] = spelled
         elif field not in skip:
             name = next((c for c in defaults[field] if c in available), None)
+            if name is None:        # CSV headers' rule: a default name in any case, when none is spelled so
+                name = next((n for c in defaults[field] if (n := _other_case(source, field, c, available, thing))),
+                            None)
             if name is not None:
                 chosen[field] = name
     for field in ("t", "q"):
@@ -330,6 +335,20 @@ def choose_sources(source, columns, defaults, available, *, entry, thing, listin
                             f"{listing}); name it with columns={{'{field}': {placeholder}}}")
     refuse_shared_sources(source, chosen, thing)
     return chosen
+
+
+def _other_case(source, field, name, available, thing):
+    """The one name of ``available`` that is ``name`` in another case (``T`` for ``t``), None when there is none,
+    DataError when there are several (``Q`` and ``Positions`` are two; ``Q`` and ``q`` cannot be: ``q`` is ``name``
+    as written, taken first). CSV headers and a Parquet file's columns per joint are read in any case: an NPZ's or
+    HDF5 file's keys ``T``, ``Q``, ``TAU`` and Parquet's list columns so named were "no array", where ``T,Q1,TAU1``
+    read."""
+    key = name.casefold()
+    spelled = [n for n in available if isinstance(n, str) and n.casefold() == key]
+    if len(spelled) > 1:
+        raise DataError(f"{source}: field {field}: {thing}s {', '.join(map(shown, spelled))} are all {shown(name)} in "
+                        f"another case; name the one to read with columns={{'{field}': NAME}}")
+    return spelled[0] if spelled else None
 
 
 def default_twins(columns, defaults, available, chosen):
@@ -351,8 +370,17 @@ def default_twins(columns, defaults, available, chosen):
     -------
     list of tuple of str
     """
-    return [(field, name, other) for field, name in chosen.items() if field not in columns
-            for other in defaults[field] if other != name and other in available]
+    twins = []
+    for field, name in chosen.items():
+        if field in columns:
+            continue
+        if name in defaults[field]:          # spelled as a default: its twins spelled so too (as before)
+            twins += [(field, name, other) for other in defaults[field] if other != name and other in available]
+        else:                                # found in another case: its twins in any case
+            wanted = {c.casefold() for c in defaults[field]}
+            twins += [(field, name, other) for other in available
+                      if isinstance(other, str) and other != name and other.casefold() in wanted]
+    return twins
 
 
 def refuse_differing_twin(source, field, name, other, thing, same):
