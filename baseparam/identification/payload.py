@@ -433,16 +433,24 @@ def flange_placement(robot, flange):
     """
     if not isinstance(flange, str):
         return sensor_placement(flange, "flange")
-    from ..model.urdf_update import link_parts
-
     if robot is None or not robot.from_urdf_text:
         raise SettingsError(f"flange: the link {shown(flange)} needs the result's robot read from a URDF; give "
                             "the flange frame as x,y,z (m),roll,pitch,yaw (rad) in the last link's frame")
-    fixed = {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
+    fixed = flange_links(robot)
     if flange not in fixed:
         raise SettingsError(f"flange: {shown(flange)} is not a link fixed to the last link of {shown(robot.name)} "
                             f"(those are: {shown_names(list(fixed))})")
     return fixed[flange][:3, :3], fixed[flange][:3, 3]
+
+
+def flange_links(robot):
+    """The links of ``robot``'s URDF fixed to its last link, each with its placement (ndarray (4, 4)) in the last
+    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF."""
+    if not robot.from_urdf_text:
+        return {}
+    from ..model.urdf_update import link_parts
+
+    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
 
 
 def _frame_said(flange):

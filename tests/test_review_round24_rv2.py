@@ -1,0 +1,38 @@
+"""Review round 24 (rv2) of the lead's payload commits of stop 48: the vendors' formats in a flange frame
+(``payload --flange``, ``to_dict(flange=)``) and KUKA's load data."""
+import json
+import warnings
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from click.testing import CliRunner
+
+import baseparam as bp
+from baseparam.cli import main
+from test_payload_flange import UR10, _in_frame, _payload_log, needs_ur10
+
+@needs_ur10
+@pytest.mark.parametrize("name", ["1e3", "nan", "1,2"])
+def test_cli_flange_a_link_named_like_numbers_is_that_link(tmp_path, name):
+    # payload --flange read '1e3' as one number ('expected 6 finite numbers, got [1000.0]'): a link of that name,
+    # fixed to the last link, could not be given at all
+    robot_file = tmp_path / "ur10.urdf"          # its tool0 renamed
+    robot_file.write_text(UR10.read_text().replace('"tool0"', json.dumps(name)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.RoundOffWarning)     # its rpy of 1.57079632679 taken as 90°
+        robot = bp.load_robot(robot_file)
+    log = _payload_log(tmp_path, robot)
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(main, ["payload", str(robot_file), str(log), "--json", str(out), "--flange", name],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["vendor_frame"] == f"link {name!r}, fixed to the link the last joint moves"
+    model = pin.buildModelFromUrdf(str(UR10))
+    placement = model.frames[model.getFrameId("tool0")].placement
+    assert np.allclose(doc["vendors"]["ur"]["cog"], _in_frame(placement).lever, atol=2e-3)
+    # numbers are still numbers where no link has that name
+    result = CliRunner().invoke(main, ["payload", str(robot_file), str(log), "--flange", "1e3"])
+    if name != "1e3":
+        assert result.exit_code == 2 and "--flange: expected 6 finite numbers" in result.output, result.output
