@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import baseparam as bp
 from baseparam.cli import main
+from conftest import ROOT
 from test_payload_flange import UR10, _in_frame, _payload_log, needs_ur10
 
 @needs_ur10
@@ -36,3 +37,15 @@ def test_cli_flange_a_link_named_like_numbers_is_that_link(tmp_path, name):
     result = CliRunner().invoke(main, ["payload", str(robot_file), str(log), "--flange", "1e3"])
     if name != "1e3":
         assert result.exit_code == 2 and "--flange: expected 6 finite numbers" in result.output, result.output
+
+
+def test_vendor_frame_gives_the_flange_numbers_to_their_last_digit():
+    # vendor_frame printed the flange with ':g' (6 digits): yaw 1.5707963267948966 read 1.5708, another frame
+    from test_payload_flange import _result
+    result = _result(bp.load_robot(ROOT / "robots" / "panda.yaml"))
+    flange = [0.0123456789, -0.0, 0.107, 1e-17, -2.5, np.pi / 2]
+    said = result.to_dict(flange)["vendor_frame"]
+    assert said == ("the flange at x,y,z = 0.0123456789,0,0.107 m, roll,pitch,yaw = 1e-17,-2.5,1.5707963267948966 rad "
+                    "in the link the last joint moves")
+    numbers = said.split(" = ")[1].split(" m")[0].split(",") + said.split(" = ")[2].split(" rad")[0].split(",")
+    assert [float(v) for v in numbers] == flange

@@ -459,9 +459,12 @@ def _frame_said(flange):
         return "the link the last joint moves"
     if isinstance(flange, str):
         return f"link {flange!r}, fixed to the link the last joint moves"
-    x, y, z, roll, pitch, yaw = (float(v) for v in np.ravel(np.asarray(flange, dtype=float)))
-    return (f"the flange at x,y,z = {x:g},{y:g},{z:g} m, roll,pitch,yaw = {roll:g},{pitch:g},{yaw:g} rad in the link "
-            "the last joint moves")
+    # each number as given, to its last digit (':g' cut 1.5707963267948966 to 1.5708: not the frame the numbers are
+    # in), without the '.0' of whole ones nor a sign of −0
+    x, y, z, roll, pitch, yaw = (repr(float(v) + 0.0).removesuffix(".0")
+                                 for v in np.ravel(np.asarray(flange, dtype=float)))
+    return (f"the flange at x,y,z = {x},{y},{z} m, roll,pitch,yaw = {roll},{pitch},{yaw} rad in the link the last "
+            "joint moves")
 
 
 # How far a result's body may lie outside the physical ones: a fit's consistent estimate is physical to CLARABEL's
