@@ -1,5 +1,6 @@
 """Review round 24 (rv2) of the lead's payload commits of stop 48: the vendors' formats in a flange frame
 (``payload --flange``, ``to_dict(flange=)``) and KUKA's load data."""
+import dataclasses
 import json
 import warnings
 
@@ -49,3 +50,32 @@ def test_vendor_frame_gives_the_flange_numbers_to_their_last_digit():
                     "in the link the last joint moves")
     numbers = said.split(" = ")[1].split(" m")[0].split(",") + said.split(" = ")[2].split(" rad")[0].split(",")
     assert [float(v) for v in numbers] == flange
+
+
+def _kuka(inertia):
+    from test_payload_flange import _result
+    from baseparam.identification._payload_math import payload_parameters
+    result = _result(bp.load_robot(ROOT / "robots" / "panda.yaml"))
+    p = payload_parameters(1.0, np.zeros(3), inertia)
+    result = dataclasses.replace(result, mass=1.0, com=np.zeros(3), inertia=inertia, parameters=p, unconstrained=p)
+    kuka = result.to_vendor("kuka")
+    R = pin.rpy.rpyToMatrix(*np.radians([kuka["C"], kuka["B"], kuka["A"]]))     # Rz(A) Ry(B) Rx(C)
+    np.testing.assert_allclose(R @ np.diag([kuka["JX"], kuka["JY"], kuka["JZ"]]) @ R.T, inertia, atol=1e-15)
+    return kuka, R
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kuka_axes_of_a_repeated_moment_are_the_nearest(seed):
+    # a repeated moment's axes are any in their plane: eigh's round-off picked them, and a sphere read C = 17°, a
+    # cylinder's two equal axes turned about its own by whatever round-off gave (the nearest: A = B = C = 0, and the
+    # shortest arc from the link axis nearest the cylinder's)
+    turn = pin.exp3(np.random.default_rng(seed).normal(size=3))
+    sphere = turn @ np.diag([0.2, 0.2, 0.2]) @ turn.T
+    kuka, R = _kuka(0.5 * (sphere + sphere.T))
+    assert (kuka["A"], kuka["B"], kuka["C"]) == (0.0, 0.0, 0.0)
+    for moments in ([0.1, 0.1, 0.15], [0.15, 0.1, 0.1]):
+        cylinder = turn @ np.diag(moments) @ turn.T
+        kuka, R = _kuka(0.5 * (cylinder + cylinder.T))
+        axis = turn[:, moments.index(0.15)]
+        nearest = np.arccos(np.abs(axis).max())         # the angle to the link axis nearest the cylinder's
+        assert np.linalg.norm(pin.log3(R)) == pytest.approx(nearest, abs=1e-9)

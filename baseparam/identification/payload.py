@@ -54,13 +54,19 @@ __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_p
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
+# Principal moments closer than this (relative to the largest) are one repeated moment: their axes are any in their
+# plane (or space), which eigh picks by round-off (a sphere's axes read C = 17° where A = B = C = 0 is the answer)
+REPEATED_MOMENT = 1e-10
+
+
 def _principal_axes_nearest(inertia):
     """The principal moments and axes of a 3×3 inertia, the axes ordered and signed to lie nearest the link frame.
 
     Any of the 24 proper orderings and signs of the eigenvectors describes the tensor; the one of the largest trace
     (the smallest rotation, at most 63° for any tensor) is what a user reads (A = B = C = 0 for a tool whose axes are
     the link's) and keeps KUKA's B away from ±90°, where A and C cannot be told apart: eigh's ascending order put a
-    rod along the link's z axis at B = −90° and its A, C read back as 0, another tensor.
+    rod along the link's z axis at B = −90° and its A, C read back as 0, another tensor. A repeated moment's axes are
+    any in their plane: the nearest are taken (:func:`_symmetric_axes_nearest`), not eigh's round-off.
 
     Parameters
     ----------
@@ -75,6 +81,12 @@ def _principal_axes_nearest(inertia):
         A rotation matrix (det +1) whose columns are the principal axes in the link frame.
     """
     moments, vectors = np.linalg.eigh(inertia)
+    repeated = np.diff(moments) <= REPEATED_MOMENT * np.abs(moments).max()
+    if repeated.all():             # a sphere's: every axis is principal
+        return moments, np.eye(3)
+    if repeated.any():             # eigh's order is ascending: the single moment is the first or the last
+        single = 2 if repeated[0] else 0
+        return _symmetric_axes_nearest(moments, vectors[:, single], single)
     best = None
     for order in itertools.permutations(range(3)):
         for signs in itertools.product((1.0, -1.0), repeat=3):
@@ -82,6 +94,21 @@ def _principal_axes_nearest(inertia):
             if np.linalg.det(axes) > 0 and (best is None or np.trace(axes) > np.trace(best[1]) + 1e-12):
                 best = (moments[list(order)], axes)
     return best
+
+
+def _symmetric_axes_nearest(moments, axis, single):
+    """:func:`_principal_axes_nearest` for a tensor of one repeated moment: the smallest rotation taking a link axis
+    to its single axis ``axis`` (3,) (the shortest arc from the link axis nearest it), whose other two columns are then
+    principal axes of the repeated moment. ``moments`` (3,) are eigh's, ``single`` the index of the single one."""
+    link_axis = int(np.argmax(np.abs(axis)))
+    target = axis * np.sign(axis[link_axis])            # cos of the arc ≥ 1/√3
+    k = np.cross(np.eye(3)[link_axis], target)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    axes = np.eye(3) + K + K @ K / (1.0 + target[link_axis])       # Rodrigues' formula, sin·cos folded in
+    ordered = np.empty(3)
+    ordered[link_axis] = moments[single]
+    ordered[[j for j in range(3) if j != link_axis]] = np.delete(moments, single)     # the repeated moment's two
+    return ordered, axes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
