@@ -79,3 +79,18 @@ def test_kuka_axes_of_a_repeated_moment_are_the_nearest(seed):
         axis = turn[:, moments.index(0.15)]
         nearest = np.arccos(np.abs(axis).max())         # the angle to the link axis nearest the cylinder's
         assert np.linalg.norm(pin.log3(R)) == pytest.approx(nearest, abs=1e-9)
+
+
+def test_sensor_noise_of_per_joint_arrays_compares_by_value():
+    # SensorNoise keeps a per-joint array as given: == with its pickled copy raised numpy's 'truth value ...
+    # ambiguous' ValueError (the dataclass's tuple of arrays), as the 14 results of _values.ComparedByValue did
+    import pickle
+    noise = bp.SensorNoise(q=np.array([1e-4, 2e-4, 3e-4]), tau=0.05, seed=3)
+    assert noise == pickle.loads(pickle.dumps(noise))
+    assert noise == bp.SensorNoise(q=[1e-4, 2e-4, 3e-4], tau=0.05, seed=3)       # the same values, as a list
+    assert noise != bp.SensorNoise(q=np.array([1e-4, 2e-4, 4e-4]), tau=0.05, seed=3)
+    assert noise != bp.SensorNoise(q=np.array([1e-4, 2e-4, 3e-4]), tau=0.05, seed=4)
+    scalar = bp.SensorNoise(q=1e-4, seed=1)                 # hashed as the dataclass hashed it
+    assert hash(scalar) == hash(bp.SensorNoise(q=1e-4, seed=1)) and len({scalar, bp.SensorNoise(q=1e-4, seed=1)}) == 1
+    with pytest.raises(TypeError):
+        hash(noise)
