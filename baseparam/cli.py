@@ -1749,7 +1749,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 
     LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
-    from .identification.payload import flange_placement, identify_payload, same_arm
+    from .identification.payload import flange_links, flange_placement, identify_payload, same_arm
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
     from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
@@ -1816,8 +1816,10 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         require_fixed_base(robot, "payload identification")
         if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)
             same_arm(described, robot, "--model", robot_file, model_file)
-        # a link name, or six numbers; checked before a log is read, not after the fit
-        flange = flange if flange is None or not _looks_numeric(flange) else _numbers(flange, "--flange")
+        # a link name, or six numbers; checked before a log is read, not after the fit. A link of that name is the
+        # link: one named '1e3' or 'nan' could not be given otherwise
+        if flange is not None and _looks_numeric(flange) and flange not in flange_links(described):
+            flange = _numbers(flange, "--flange")
         flange_placement(described, flange)
         # read as identify reads them: joints matched by ROBOT_FILE's names (a bag or Parquet file names them in its
         # own order), the bag's topic and clock, the effort's delay (auto: estimated with --model's regressor)

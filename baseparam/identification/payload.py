@@ -54,13 +54,19 @@ __all__ = ["PayloadResult", "identify_payload", "payload_parameters", "payload_p
 MATCH_TOLERANCE = 0.02          # rad (or m): the largest RMS position difference of a loaded and an unloaded log
 
 
+# Principal moments closer than this (relative to the largest) are one repeated moment: their axes are any in their
+# plane (or space), which eigh picks by round-off (a sphere's axes read C = 17° where A = B = C = 0 is the answer)
+REPEATED_MOMENT = 1e-10
+
+
 def _principal_axes_nearest(inertia):
     """The principal moments and axes of a 3×3 inertia, the axes ordered and signed to lie nearest the link frame.
 
     Any of the 24 proper orderings and signs of the eigenvectors describes the tensor; the one of the largest trace
     (the smallest rotation, at most 63° for any tensor) is what a user reads (A = B = C = 0 for a tool whose axes are
     the link's) and keeps KUKA's B away from ±90°, where A and C cannot be told apart: eigh's ascending order put a
-    rod along the link's z axis at B = −90° and its A, C read back as 0, another tensor.
+    rod along the link's z axis at B = −90° and its A, C read back as 0, another tensor. A repeated moment's axes are
+    any in their plane: the nearest are taken (:func:`_symmetric_axes_nearest`), not eigh's round-off.
 
     Parameters
     ----------
@@ -75,6 +81,12 @@ def _principal_axes_nearest(inertia):
         A rotation matrix (det +1) whose columns are the principal axes in the link frame.
     """
     moments, vectors = np.linalg.eigh(inertia)
+    repeated = np.diff(moments) <= REPEATED_MOMENT * np.abs(moments).max()
+    if repeated.all():             # a sphere's: every axis is principal
+        return moments, np.eye(3)
+    if repeated.any():             # eigh's order is ascending: the single moment is the first or the last
+        single = 2 if repeated[0] else 0
+        return _symmetric_axes_nearest(moments, vectors[:, single], single)
     best = None
     for order in itertools.permutations(range(3)):
         for signs in itertools.product((1.0, -1.0), repeat=3):
@@ -82,6 +94,21 @@ def _principal_axes_nearest(inertia):
             if np.linalg.det(axes) > 0 and (best is None or np.trace(axes) > np.trace(best[1]) + 1e-12):
                 best = (moments[list(order)], axes)
     return best
+
+
+def _symmetric_axes_nearest(moments, axis, single):
+    """:func:`_principal_axes_nearest` for a tensor of one repeated moment: the smallest rotation taking a link axis
+    to its single axis ``axis`` (3,) (the shortest arc from the link axis nearest it), whose other two columns are then
+    principal axes of the repeated moment. ``moments`` (3,) are eigh's, ``single`` the index of the single one."""
+    link_axis = int(np.argmax(np.abs(axis)))
+    target = axis * np.sign(axis[link_axis])            # cos of the arc ≥ 1/√3
+    k = np.cross(np.eye(3)[link_axis], target)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    axes = np.eye(3) + K + K @ K / (1.0 + target[link_axis])       # Rodrigues' formula, sin·cos folded in
+    ordered = np.empty(3)
+    ordered[link_axis] = moments[single]
+    ordered[[j for j in range(3) if j != link_axis]] = np.delete(moments, single)     # the repeated moment's two
+    return ordered, axes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)    # arrays have no truth value: == raised ValueError
@@ -433,16 +460,24 @@ def flange_placement(robot, flange):
     """
     if not isinstance(flange, str):
         return sensor_placement(flange, "flange")
-    from ..model.urdf_update import link_parts
-
     if robot is None or not robot.from_urdf_text:
         raise SettingsError(f"flange: the link {shown(flange)} needs the result's robot read from a URDF; give "
                             "the flange frame as x,y,z (m),roll,pitch,yaw (rad) in the last link's frame")
-    fixed = {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
+    fixed = flange_links(robot)
     if flange not in fixed:
         raise SettingsError(f"flange: {shown(flange)} is not a link fixed to the last link of {shown(robot.name)} "
                             f"(those are: {shown_names(list(fixed))})")
     return fixed[flange][:3, :3], fixed[flange][:3, 3]
+
+
+def flange_links(robot):
+    """The links of ``robot``'s URDF fixed to its last link, each with its placement (ndarray (4, 4)) in the last
+    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF."""
+    if not robot.from_urdf_text:
+        return {}
+    from ..model.urdf_update import link_parts
+
+    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
 
 
 def _frame_said(flange):
@@ -451,9 +486,12 @@ def _frame_said(flange):
         return "the link the last joint moves"
     if isinstance(flange, str):
         return f"link {flange!r}, fixed to the link the last joint moves"
-    x, y, z, roll, pitch, yaw = (float(v) for v in np.ravel(np.asarray(flange, dtype=float)))
-    return (f"the flange at x,y,z = {x:g},{y:g},{z:g} m, roll,pitch,yaw = {roll:g},{pitch:g},{yaw:g} rad in the link "
-            "the last joint moves")
+    # each number as given, to its last digit (':g' cut 1.5707963267948966 to 1.5708: not the frame the numbers are
+    # in), without the '.0' of whole ones nor a sign of −0
+    x, y, z, roll, pitch, yaw = (repr(float(v) + 0.0).removesuffix(".0")
+                                 for v in np.ravel(np.asarray(flange, dtype=float)))
+    return (f"the flange at x,y,z = {x},{y},{z} m, roll,pitch,yaw = {roll},{pitch},{yaw} rad in the link the last "
+            "joint moves")
 
 
 # How far a result's body may lie outside the physical ones: a fit's consistent estimate is physical to CLARABEL's

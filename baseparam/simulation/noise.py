@@ -8,6 +8,7 @@ import numpy as np
 from .._checks import check_instance, check_option, shown
 from .._numbers import ABSURD, real_array
 from .._validation import check_number
+from .._values import ComparedByValue
 from ..errors import ArgumentError
 from ..model.checks import MAX_JOINTS
 
@@ -31,8 +32,8 @@ def checked_gains(gains, n_dof):
     return value
 
 
-@dataclass(frozen=True)
-class SensorNoise:
+@dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue (a field may be an array)
+class SensorNoise(ComparedByValue):
     """What the sensors add to a simulated motion (the dynamics themselves run noise-free).
 
     Each value is a standard deviation (Gaussian, zero mean), one number for every joint or one per
