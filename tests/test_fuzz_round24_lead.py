@@ -48,3 +48,30 @@ def test_the_library_raises_its_settings_error_for_it(tmp_path):
     log = _log(tmp_path)
     with pytest.raises(SettingsError, match=r"^scheduler: 'ucx://127\.0\.0\.1:1': this installation of Dask"):
         bp.identify_logs(robot, [log, log], scheduler="ucx://127.0.0.1:1")
+
+
+# -- the vendors' inertia says whether it was measured ---------------------------------------------------------------
+
+def test_the_vendors_inertia_says_when_the_data_did_not_see_all_of_it():
+    """Behind fewer than three wrist joints the data see fewer than ten payload parameters: the vendors' formats
+    still carry a full inertia (the fit's fill of the directions not seen), which a controller would load as
+    measured; the JSON's ``vendor_inertia`` and the summary say so (a full rank says 'identified')."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.identification.payload import identify_payload
+    from test_payload import _multisine
+    robot = bp.load_robot(PLANAR)          # no bodies: the torques are the payload's alone (model mode)
+    t, q, qd, qdd = _multisine(robot.n_dof)
+    tau = np.random.default_rng(1).normal(size=q.shape)
+    result = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=tau))
+    assert result.rank < 10
+    assert result.to_dict()["vendor_inertia"] == "partly identified"
+    assert "not as measured" in result.summary()
+    full = dataclasses_replace(result, rank=10)
+    assert full.to_dict()["vendor_inertia"] == "identified" and "not as measured" not in full.summary()
+
+
+def dataclasses_replace(result, **changes):
+    import dataclasses
+    return dataclasses.replace(result, **changes)

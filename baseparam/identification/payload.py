@@ -243,7 +243,8 @@ class PayloadResult:
                          + "; ".join(self.identifiable))
         elif self.mode != "static" and self.rank < 10:
             lines.append(f"  only {self.rank} of the 10 parameters are identifiable, as these combinations: "
-                         + "; ".join(self.identifiable))
+                         + "; ".join(self.identifiable) + "; the vendors' formats carry the inertia's other "
+                         "directions as the fit fills them, not as measured")
         return "\n".join(lines)
 
     def to_vendor(self, vendor, flange=None):
@@ -434,7 +435,7 @@ class PayloadResult:
         # off for 3e-5 kg)
         determined = self._no_vendor_format() is None
         vendors = {v: self._vendor(v, placement) for v in ("ur", "kuka", "franka")} if determined else None
-        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange),
+        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange), "vendor_inertia": self._vendor_inertia(),
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
                "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
@@ -445,6 +446,16 @@ class PayloadResult:
             doc.update(inertia=None, inertia_std=None, condition_number=self.condition_number,
                        poses=None if self.poses is None else self.poses.tolist())
         return doc
+
+
+    def _vendor_inertia(self):
+        """What the inertia of the vendors' formats is: ``'identified'`` when the data determine all ten parameters;
+        ``'partly identified'`` when they determine fewer (a wrist of fewer than three joints: the directions they do
+        not see are filled by the fit, not measured, and a controller would load them as measured); ``'point mass'``
+        in mode static (still poses see no inertia: zero)."""
+        if self.mode == "static":
+            return "point mass"
+        return "identified" if self.rank >= 10 else "partly identified"
 
 
 def flange_placement(robot, flange):
