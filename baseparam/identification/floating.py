@@ -1071,6 +1071,8 @@ def _warn_scale_not_seen(route, values, cov):
     """
     from scipy.stats import chi2
 
+    if not (np.isfinite(cov).all() and np.isfinite(values).all()):     # an SVD of NaN raises (LinAlgError)
+        return
     seen = np.linalg.matrix_rank(cov)
     if not seen:
         return
