@@ -89,8 +89,9 @@ from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_fie
                            check_instance, check_number, check_option, check_parameter_vector, check_robot,
                            check_samples, check_seed, float_fields, shown)
 from .._values import ComparedByValue
-from .._warnings import deprecated_parameter
-from ..errors import ArgumentError, DataError, SettingsError, SimulationError, long_values_shortened, printable
+from .._warnings import deprecated_parameter, warn
+from ..errors import (ArgumentError, DataError, DataWarning, SettingsError, SimulationError, long_values_shortened,
+                      printable)
 from ..model.parameters import ColumnLayout
 from ..model.value import Model
 from ..motion import Trajectory
@@ -847,9 +848,10 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     known : dict, optional
         Quantities known beforehand, name → value: ``'mass'`` (the sum of all masses, kg) or a
         standard parameter's name. Needed for a homogeneous route (the momentum route; the base route
-        without contacts); held exactly otherwise. It must be a quantity the route sees: the total
-        mass always is; the base's own mass ``'M0'`` usually is not (the masses regroup into their
-        sum), and is refused then.
+        without contacts, or whose forces are round-off beside the joint torques); held exactly otherwise.
+        Without it, an estimate not told from 0 (its forces within their noise) warns (DataWarning).
+        It must be a quantity the route sees: the total mass always is; the base's own mass ``'M0'``
+        usually is not (the masses regroup into their sum), and is refused then.
     method : {'ols', 'consistent'}
     prior : array_like, shape (n_standard,), optional
         ``consistent`` only: the standard parameters the unseen directions are pulled to (default: the
@@ -949,6 +951,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     if homogeneous and not len(C):
         raise SettingsError(f"known: the {route} route's equations are homogeneous here (no force enters them): "
                             "give a known quantity, e.g. known={'mass': total mass in kg}")
+    if route == "base" and not len(C):
+        _refuse_round_off_forces(y2, trajectories)
     if homogeneous and not np.any(c_values):
         # equations and known values all zero: θ = 0 fits them exactly, so the least squares returned every estimate 0
         # (and the consistent fit the prior's pull alone), silently (known={'XX1': 0} on the space robot)
@@ -1012,6 +1016,8 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                 prior = np.zeros(layout.n_standard)
         standard = _consistent(layout, E, theta, cov, C, c_values, np.asarray(prior, dtype=float))
         values = E @ standard
+    if not len(C):
+        _warn_scale_not_seen(route, values, cov)
     rows = ["fx", "fy", "fz", "nx", "ny", "nz"] if route != "momentum" else ["px", "py", "pz", "Lx", "Ly", "Lz"]
     if route == "torques":
         rows += [j.name or f"joint {k + 1}" for k, j in enumerate(robot.joints)]
@@ -1022,6 +1028,60 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
                                   unconstrained=theta, standard=standard, standard_names=names, unseen=unseen,
                                   known=dict(zip(labels, c_values.tolist())), rows=rows, rmse=rmse, n_samples=S,
                                   source=source)
+
+
+# The base route's forces (the base's wrench and the contacts') at most this fraction of the same logs' joint torques
+# are round-off: a free motion's contact wrenches computed as a difference of inertial forces (1e-14 N beside 30 N·m)
+ROUND_OFF_FORCES = 1e-12
+
+
+def _refuse_round_off_forces(y2, trajectories):
+    """Refuse the base route without a known quantity when its forces are round-off beside the logs' joint torques
+    (:data:`ROUND_OFF_FORCES`): the equations are then homogeneous but for round-off, whose fit made every estimate
+    about 0 (M = 8e-13 kg for the 448 kg space robot) without a word, where exactly zero forces are refused.
+
+    Parameters
+    ----------
+    y2 : ndarray, shape (S, 6)
+        The base rows' forces.
+    trajectories : list of Trajectory
+        Their logs (τ: the base's wrench, then the joint torques).
+    """
+    torques = max((float(np.abs(np.asarray(t.tau, dtype=float)[:, 6:]).max(initial=0.0)) for t in trajectories),
+                  default=0.0)
+    forces = float(np.abs(y2).max(initial=0.0))
+    if torques > 0 and forces <= ROUND_OFF_FORCES * torques:
+        raise SettingsError(f"known: the base route's equations are homogeneous here but for round-off (the base's "
+                            f"and the contacts' forces at most {forces:.2g}, beside joint torques of {torques:.3g}): "
+                            "give a known quantity, e.g. known={'mass': total mass in kg}")
+
+
+def _warn_scale_not_seen(route, values, cov):
+    """Warn when a fit without a known quantity does not tell its estimate from 0: θ = 0 within the χ² test's
+    99.9 % bound, ``θᵀ cov⁺ θ`` over the directions the data see. The forces entering the equations (the base's
+    wrench, the contacts', the joint torques) then do not fix the estimates' scale. Exactly zero forces are refused
+    as homogeneous before the fit; forces at round-off (the contact wrenches of a free motion, 1e-14 N) or within
+    their noise gave every estimate about 0 (M = 8e-13 ± 1e-12 kg for the 448 kg space robot) without a word.
+
+    Parameters
+    ----------
+    route : str
+    values, cov : ndarray, shapes (R,) and (R, R)
+        The estimate and its covariance.
+    """
+    from scipy.stats import chi2
+
+    if not (np.isfinite(cov).all() and np.isfinite(values).all()):     # an SVD of NaN raises (LinAlgError)
+        return
+    seen = np.linalg.matrix_rank(cov)
+    if not seen:
+        return
+    distance = float(values @ np.linalg.pinv(cov, hermitian=True) @ values)
+    if not distance > chi2.ppf(0.999, seen):
+        warn(f"identify_floating: the {route} route's estimate is not told from 0 (θᵀ cov⁻¹ θ = {distance:.3g} over "
+             f"{seen} directions seen, within the χ² test's 99.9 % bound): the forces entering its equations "
+             "(wrenches, torques) do not fix the estimates' scale; give a known quantity, e.g. "
+             "known={'mass': total mass in kg}", DataWarning)
 
 
 def _consistent(layout, E, theta, cov, C, c_values, prior):
