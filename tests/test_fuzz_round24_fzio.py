@@ -250,3 +250,84 @@ def test_an_output_under_a_file_is_said_to_be_under_a_file(tmp_path, command):
     assert res.exit_code == 2, res.output
     assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {tmp_path / 'afile'} is not a directory"]
     assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+# --- names that realpath resolves otherwise than the system ---------------------------------------------------
+#
+# The write goes to os.path.realpath(name): 'link/.' (link to a file) became the link's target, which was replaced
+# (`find --json link/.` overwrote the victim, exit 0); 'a_file/../out.json' became out.json beside a_file, where the
+# system says "Not a directory".
+
+def _writers(tmp_path):
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.excitation.files import write_json
+    from baseparam.projection.storage import find_and_store
+    from conftest import ROOT
+    planar = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    return {
+        "json": lambda out: write_json(out, {"a": 1}),
+        "csv log": lambda out: bp.write_trajectory(_fixed_motion(), out),
+        "npz log": lambda out: bp.write_trajectory(_fixed_motion(), out),
+        "h5": lambda out: find_and_store(planar, out),
+        "figure": lambda out: _figure(out),
+    }, np
+
+
+def _figure(out):
+    from baseparam._figures import pyplot, save_figure
+    plt = pyplot()
+    fig = plt.figure()
+    save_figure(fig, out)
+
+
+NAMES = {"json": "out.json", "csv log": "out.csv", "npz log": "out.npz", "h5": "out.h5", "figure": "out.png"}
+
+
+@pytest.mark.parametrize("writer", sorted(NAMES))
+@pytest.mark.parametrize("form", ["link/.", "link/..", "victim/.", "victim/../NAME", "missing/../NAME",
+                                  "link/../NAME"])
+def test_a_name_the_system_would_not_open_is_not_written_elsewhere(tmp_path, monkeypatch, writer, form):
+    from baseparam.errors import StorageError
+    writers, _np = _writers(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim").write_bytes(b"precious\n")
+    (tmp_path / "link").symlink_to("victim")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    name = form.replace("NAME", NAMES[writer])
+    from baseparam.errors import ArgumentError
+    refusals = (StorageError, ArgumentError) if writer.endswith("log") else StorageError    # logs: no extension
+    with pytest.raises(refusals, match=r"(a folder's name; expected a file name|cannot write here \((Not a "
+                                       r"directory|No such file or directory)\)|unknown extension)"):
+        writers[writer](name)
+    assert (tmp_path / "victim").read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("form", ["link/.", "victim/../out.json"])
+def test_the_command_line_refuses_them_in_one_line(tmp_path, monkeypatch, form):
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim").write_bytes(b"precious\n")
+    (tmp_path / "link").symlink_to("victim")
+    res = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--json", form])
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1 and res.output.startswith(f"baseparam: {form}: "), res.output
+    assert (tmp_path / "victim").read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "victim"]
+
+
+def test_a_linked_folder_then_dot_dot_is_taken_as_the_system_takes_it(tmp_path, monkeypatch):
+    """'via/../out.json', via a link to a folder elsewhere: the system (and realpath) take '..' after the link, the
+    folder above the link's target; unchanged."""
+    from baseparam.excitation.files import write_json
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "via").symlink_to(tmp_path / "a" / "b")
+    monkeypatch.chdir(tmp_path / "c")
+    write_json("via/../out.json", {"a": 1})
+    assert (tmp_path / "a" / "out.json").is_file() and not (tmp_path / "c" / "out.json").exists()
