@@ -303,6 +303,9 @@ def _target(path):
         raise StorageError(f"{label}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
                            "not written through (remove the link, or choose another output)")
     _refuse_unresolvable(path, label)
+    if _STALE.match(os.path.basename(path)):   # a later run writing here would remove it (remove_stale)
+        raise StorageError(f"{label}: is named as baseparam's temporary files (.baseparam-PID-RANDOM.…), which a "
+                           "later run removes as a killed run's leftover; choose another name")
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")

@@ -331,3 +331,14 @@ def test_a_linked_folder_then_dot_dot_is_taken_as_the_system_takes_it(tmp_path, 
     monkeypatch.chdir(tmp_path / "c")
     write_json("via/../out.json", {"a": 1})
     assert (tmp_path / "a" / "out.json").is_file() and not (tmp_path / "c" / "out.json").exists()
+
+
+@pytest.mark.parametrize("name", [".baseparam-99999999-0123456789abcdef.tmp", ".baseparam-0123456789abcdef.json"])
+def test_an_output_named_as_a_temporary_file_is_refused(tmp_path, name):
+    """A run writing into the folder later took it for a killed run's leftover and removed it (its process id gone,
+    unchanged for 10 minutes; without an id, for a day): the user's output lost."""
+    from baseparam.errors import StorageError
+    from baseparam.excitation.files import write_json
+    with pytest.raises(StorageError, match="is named as baseparam's temporary files"):
+        write_json(tmp_path / name, {"a": 1})
+    assert list(tmp_path.iterdir()) == []
