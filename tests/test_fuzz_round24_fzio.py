@@ -342,3 +342,34 @@ def test_an_output_named_as_a_temporary_file_is_refused(tmp_path, name):
     with pytest.raises(StorageError, match="is named as baseparam's temporary files"):
         write_json(tmp_path / name, {"a": 1})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cache_on_a_full_disk_compiles_in_the_temporary_folder(tmp_path, monkeypatch):
+    """The cache's folder existed on a full disk: writing kernel.c there failed and load() gave None, so every kernel
+    of every run was Python's (10 to 100 times slower) while the system's temporary folder had room. The room is now
+    checked first, and the kernel compiled in the temporary folder (a full disk here: no byte free, writes fail)."""
+    import errno
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(folder))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double third(double x) {{ return x / 3.0; }}  /* {tmp_path.name} */\n"
+    functions = {"third": (ctypes.c_double, [ctypes.c_double])}
+
+    def full(path):
+        return 0 if str(path).startswith(str(folder)) else None
+
+    def failing_open(file, *args, **kwargs):
+        if str(file).startswith(str(folder)):
+            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+        return open(file, *args, **kwargs)
+
+    def compiled():
+        monkeypatch.setattr(_native, "free_space", full, raising=False)
+        monkeypatch.setattr(_native, "open", failing_open, raising=False)
+        lib = _native.load(source, functions)
+        return lib is not None and lib.third(3.0) == 1.0
+
+    assert _in_child(compiled) == 0

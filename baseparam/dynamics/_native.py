@@ -44,8 +44,8 @@ import sys
 import tempfile
 import threading
 
-from .._atomic import (RANDOM_END, make_folders, remove_folders, remove_stale_folders, remove_tree, run_folder_names,
-                       run_prefix)
+from .._atomic import (RANDOM_END, free_space, make_folders, remove_folders, remove_stale_folders, remove_tree,
+                       run_folder_names, run_prefix)
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -369,6 +369,21 @@ def _stop_group(process, wait=1.0):
             return
 
 
+# Bytes a compile's scratch folder needs beyond twice the source (kernel.c, then kernel.so, rarely larger)
+_COMPILE_ROOM = 1 << 20
+
+
+def _refuse_full(folder, source):
+    """Raise OSError (ENOSPC) when ``folder``'s file system has not the room a compile of ``source`` needs there: in a
+    cache on a full disk, writing kernel.c failed and every kernel of every run fell back to Python's (10 to 100 times
+    slower), where the system's temporary folder had the room."""
+    import errno
+
+    free = free_space(os.path.join(folder, "kernel.c"))
+    if free is not None and free < 2 * len(source.encode("utf-8")) + _COMPILE_ROOM:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), folder)
+
+
 def _compile(cc, source, path, flags, functions):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
     (:func:`_load`); None when it does not compile. The cache's folders it makes are removed again when it keeps
@@ -380,11 +395,12 @@ def _compile(cc, source, path, flags, functions):
                 made = make_folders(os.path.dirname(path), with_outputs=False)
                 for new in made:            # changed by no one else whatever the umask, else not used next run
                     os.chmod(new, stat.S_IMODE(os.stat(new).st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+                _refuse_full(os.path.dirname(path), source)
                 tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
             except OSError:
-                # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
-                # folder and loaded from there, as without a cache (an earlier version's library under the name, not
-                # sealed, left Python's kernels to every run)
+                # a cache this run cannot write in (read-only, another user's, a full disk): compiled in the system's
+                # temporary folder and loaded from there, as without a cache (an earlier version's library under the
+                # name, not sealed, left Python's kernels to every run)
                 tmp = stack.enter_context(_scratch(tempfile.gettempdir(), NO_CACHE))
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:
