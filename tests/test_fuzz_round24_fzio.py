@@ -373,3 +373,37 @@ def test_a_cache_on_a_full_disk_compiles_in_the_temporary_folder(tmp_path, monke
         return lib is not None and lib.third(3.0) == 1.0
 
     assert _in_child(compiled) == 0
+
+
+# --- HDF5 into a named pipe ---------------------------------------------------------------------------------------
+
+def test_find_h5_into_a_named_pipe_is_refused_before_the_projection(tmp_path):
+    """libhdf5 writes with seeks: a pipe was found by the write, after the projection (minutes for a large arm), as
+    'cannot write (Illegal seek)', or after waiting 5 s for a reader."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    pipe = tmp_path / "z.h5"
+    os.mkfifo(pipe)
+    res = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--h5", str(pipe)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {pipe}: a named pipe or socket; HDF5 is written with "
+                                               "seeks, which it cannot take (give a file name)"]
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_the_library_refuses_hdf5_into_a_named_pipe(tmp_path, symbolic):
+    import baseparam as bp
+    from baseparam.errors import StorageError
+    from baseparam.projection.storage import find_and_store
+    from baseparam.projection.symbolic import store_symbolic
+    from conftest import ROOT
+    planar = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    pipe = tmp_path / "z.h5"
+    os.mkfifo(pipe)
+    with pytest.raises(StorageError, match="a named pipe or socket; HDF5 is written with seeks"):
+        if symbolic:
+            store_symbolic(bp.find_base_parameters(planar, symbolic="all"), pipe)
+        else:
+            find_and_store(planar, pipe)
