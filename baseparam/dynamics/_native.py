@@ -20,10 +20,10 @@ by a crash or a full disk, zeros where a crash lost blocks, an earlier version's
 loader dies of SIGBUS on a cut library and waits for ever on a fifo; where the cache will not take the new one (a
 folder under the name, another user's file in a shared folder, a cache the run cannot write in), the run loads its own
 copy, compiled as without a cache. A library is loaded only when it is this user's and no one else may write it,
-and the cache only when no other user may change it (each folder from the root to it this user's or the superuser's,
-writable by no one else unless sticky, as ``/tmp``): a library is code the process runs, and anyone can seal one (the
-seal says whole, not whose); another user's under the name is compiled over for the run, and a cache others may
-change is not used (said once).
+and the cache only when no other user may change it (it this user's or the superuser's, and each folder from the
+root to it writable by no one else but its owner unless sticky, as ``/tmp``): a library is code the process runs,
+and anyone can seal one (the seal says whole, not whose); another user's under the name is compiled over for the
+run, and a cache others may change is not used (said once).
 ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
@@ -177,17 +177,18 @@ def address(a):
         return a.ctypes.data
 
 
-def _ours_alone(info, folder=False):
+def _ours_alone(info, folder=False, above=False):
     """Whether the file (``folder``: the folder) of ``os.stat`` result ``info`` is this user's and writable by no
     other: a folder may also be the superuser's (``/``, ``/tmp``), and writable by others when sticky (others may add
-    files there, never rename or remove this user's). Writable by its group is writable by this user alone when the
-    group is the user's private group (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where
-    there are no owners (Windows)."""
+    files there, never rename or remove this user's); a folder ``above`` the cache may be any owner's (a system
+    account's ``/home`` or ``/work``, a container's overflow id 65534 for a host's folder) as long as no one else may
+    write it. Writable by its group is writable by this user alone when the group is the user's private group
+    (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where there are no owners (Windows)."""
     if not hasattr(os, "geteuid"):
         return True
     owners = (os.geteuid(), 0) if folder else (os.geteuid(),)
     others_write = info.st_mode & (stat.S_IWOTH if _private_group(info.st_gid) else stat.S_IWGRP | stat.S_IWOTH)
-    return info.st_uid in owners and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
+    return (above or info.st_uid in owners) and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
 
 
 def _private_group(gid):
@@ -208,7 +209,8 @@ _UNTRUSTED_SAID = set()         # the caches this process has said it does not u
 def _trusted_cache(folder):
     """``folder`` (a cache of compiled kernels, or None) when no other user can put a library there under a kernel's
     name or swap one after its check: it and every folder above it (through links; the nearest existing ones when it
-    is still to be made) pass :func:`_ours_alone`. Else None (kernels compiled for the run only), said once."""
+    is still to be made) pass :func:`_ours_alone` (the folders above it: whoever owns them). Else None (kernels
+    compiled for the run only), said once."""
     if folder is None:
         return None
     real = os.path.realpath(folder)
@@ -218,7 +220,7 @@ def _trusted_cache(folder):
             info = os.stat(path)
         except OSError:
             info = None                 # still to be made (its parent decides), or unreadable (the compile says)
-        if info is not None and not _ours_alone(info, folder=True):
+        if info is not None and not _ours_alone(info, folder=True, above=path != real):
             if real not in _UNTRUSTED_SAID:
                 from .._warnings import warn
                 from ..errors import printable
