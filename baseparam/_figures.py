@@ -123,7 +123,26 @@ def supported_format(path, private=False):
     ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")
-    return _unsupported(f".{ext}", formats, ext) if ext and ext not in formats else None     # no extension: PNG
+    if ext and ext not in formats:                                  # no extension: PNG
+        return _unsupported(f".{ext}", formats, ext)
+    return _missing_program(ext)
+
+
+def _missing_program(ext):
+    """What is missing to write the format ``ext`` (lower case, no dot), or None: matplotlib's PGF backend measures
+    the text with a TeX system (``rcParams['pgf.texsystem']``, xelatex by default) as it writes, and without one its
+    savefig raised a bare RuntimeError after the work (``--plot f.pgf``: internal error, exit 1)."""
+    if ext != "pgf":
+        return None
+    import shutil
+
+    import matplotlib
+
+    tex = matplotlib.rcParams["pgf.texsystem"]
+    if shutil.which(tex):
+        return None
+    return (f"'.pgf' needs {tex} (matplotlib's pgf.texsystem) to write its text, and it is not found; install it, "
+            "or give another format (.pdf, .svg)")
 
 
 def _unsupported(shown_ext, formats, ext):
@@ -148,12 +167,14 @@ def save_figure(fig, path, dpi=110):
     plt = pyplot()
     ext = os.path.splitext(os.fspath(path))[1] or ".png"
     formats = fig.canvas.get_supported_filetypes()
-    if ext[1:].lower() not in formats:      # matplotlib's own ValueError said neither the file nor the argument
-        from .errors import ArgumentError, printable
+    from .errors import ArgumentError, printable
 
+    # matplotlib's own ValueError said neither the file nor the argument
+    problem = (_unsupported(printable(ext), formats, ext[1:].lower()) if ext[1:].lower() not in formats else
+               _missing_program(ext[1:].lower()))
+    if problem:
         plt.close(fig)
-        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: "
-                            f"{_unsupported(printable(ext), formats, ext[1:].lower())}")
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: {problem}")
     try:
         # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
         # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and

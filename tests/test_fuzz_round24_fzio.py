@@ -407,3 +407,45 @@ def test_the_library_refuses_hdf5_into_a_named_pipe(tmp_path, symbolic):
             store_symbolic(bp.find_base_parameters(planar, symbolic="all"), pipe)
         else:
             find_and_store(planar, pipe)
+
+
+# --- figures in a format whose writer needs a program ---------------------------------------------------------------
+
+def _without_tex(monkeypatch, matplotlib):
+    """lualatex chosen as matplotlib's TeX system, and no *latex program found (whether or not one is installed)."""
+    import shutil
+    which = shutil.which
+    monkeypatch.setitem(matplotlib.rcParams, "pgf.texsystem", "lualatex")
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if "latex" in name else which(name, *a, **k))
+
+
+def test_a_pgf_plot_without_its_tex_is_refused_before_the_work(tmp_path, monkeypatch):
+    """matplotlib's PGF backend measures text with a TeX system as it writes: without it `excite --plot f.pgf` ran
+    the design, then ended 'internal error: RuntimeError: 'xelatex' not found', exit 1."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    _without_tex(monkeypatch, matplotlib)
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints: [{qd: 2}, {qd: 2}, {qd: 2}]\n")
+    out = tmp_path / "e.pgf"
+    res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
+                                    "--starts", "1", "--harmonics", "2", "--plot", str(out)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.pgf' needs lualatex (matplotlib's "
+                                               "pgf.texsystem) to write its text, and it is not found; install it, "
+                                               "or give another format (.pdf, .svg)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["limits.yaml"]
+
+
+def test_the_library_refuses_a_pgf_figure_without_its_tex(tmp_path, monkeypatch):
+    matplotlib = pytest.importorskip("matplotlib")
+    from baseparam._figures import pyplot, save_figure
+    from baseparam.errors import ArgumentError
+    _without_tex(monkeypatch, matplotlib)
+    plt = pyplot()
+    with pytest.raises(ArgumentError, match=r"'\.pgf' needs lualatex"):
+        save_figure(plt.figure(), tmp_path / "f.pgf")
+    assert list(tmp_path.iterdir()) == []
