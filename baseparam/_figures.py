@@ -125,24 +125,34 @@ def supported_format(path, private=False):
     plt.close("all")
     if ext and ext not in formats:                                  # no extension: PNG
         return _unsupported(f".{ext}", formats, ext)
-    return _missing_program(ext)
+    return _missing_program(ext or "png")
+
+
+# The formats matplotlib draws with Agg (raster): with text.usetex they need dvipng; PostScript needs Ghostscript
+_RASTER = frozenset({"png", "jpg", "jpeg", "tif", "tiff", "gif", "webp", "avif", "raw", "rgba"})
 
 
 def _missing_program(ext):
-    """What is missing to write the format ``ext`` (lower case, no dot), or None: matplotlib's PGF backend measures
-    the text with a TeX system (``rcParams['pgf.texsystem']``, xelatex by default) as it writes, and without one its
-    savefig raised a bare RuntimeError after the work (``--plot f.pgf``: internal error, exit 1)."""
-    if ext != "pgf":
-        return None
+    """What is missing to write the format ``ext`` (lower case, no dot), or None: matplotlib runs programs as it
+    writes some figures, and without them its savefig raised a bare RuntimeError after the work (an internal error,
+    exit 1): the PGF backend measures text with ``rcParams['pgf.texsystem']`` (xelatex), and ``text.usetex`` (a
+    ``matplotlibrc`` in the current folder may set it) typesets with latex, then dvipng (raster) or Ghostscript (PS)."""
     import shutil
 
     import matplotlib
 
-    tex = matplotlib.rcParams["pgf.texsystem"]
-    if shutil.which(tex):
+    if ext == "pgf":
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        return None if shutil.which(tex) else (f"'.pgf' needs {tex} (matplotlib's pgf.texsystem) to write its text, "
+                                               "and it is not found; install it, or give another format (.pdf, .svg)")
+    if not matplotlib.rcParams["text.usetex"]:
         return None
-    return (f"'.pgf' needs {tex} (matplotlib's pgf.texsystem) to write its text, and it is not found; install it, "
-            "or give another format (.pdf, .svg)")
+    needed = ["latex"] + (["dvipng"] if ext in _RASTER else ["gs"] if ext in ("ps", "eps") else [])
+    for program in needed:
+        if not shutil.which(program):
+            return (f"'.{ext}' needs {program} (text.usetex is on: a matplotlibrc?), and it is not found; install "
+                    "it, or turn text.usetex off")
+    return None
 
 
 def _unsupported(shown_ext, formats, ext):

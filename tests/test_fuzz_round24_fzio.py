@@ -449,3 +449,25 @@ def test_the_library_refuses_a_pgf_figure_without_its_tex(tmp_path, monkeypatch)
     with pytest.raises(ArgumentError, match=r"'\.pgf' needs lualatex"):
         save_figure(plt.figure(), tmp_path / "f.pgf")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("ext", ["png", "pdf"])
+def test_a_plot_with_usetex_on_and_no_latex_is_refused_before_the_work(tmp_path, monkeypatch, ext):
+    """A matplotlibrc in the current folder with `text.usetex: True` (matplotlib reads it): without latex, the run
+    ended 'internal error: RuntimeError: Failed to process string with tex because latex could not be found'."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    _without_tex(monkeypatch, matplotlib)
+    monkeypatch.setitem(matplotlib.rcParams, "text.usetex", True)
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints: [{qd: 2}, {qd: 2}, {qd: 2}]\n")
+    out = tmp_path / f"e.{ext}"
+    res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
+                                    "--starts", "1", "--harmonics", "2", "--plot", str(out)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.{ext}' needs latex (text.usetex is on: a "
+                                               "matplotlibrc?), and it is not found; install it, or turn text.usetex "
+                                               "off"]
