@@ -419,21 +419,28 @@ def _without_tex(monkeypatch, matplotlib):
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if "latex" in name else which(name, *a, **k))
 
 
-def test_a_pgf_plot_without_its_tex_is_refused_before_the_work(tmp_path, monkeypatch):
-    """matplotlib's PGF backend measures text with a TeX system as it writes: without it `excite --plot f.pgf` ran
-    the design, then ended 'internal error: RuntimeError: 'xelatex' not found', exit 1."""
-    matplotlib = pytest.importorskip("matplotlib")
+def _excite_plot(tmp_path, ext):
+    """`excite` of the planar arm (small design) with --plot e.EXT in tmp_path: (the plot's path, the result), the
+    run refused (exit 2)."""
     from click.testing import CliRunner
 
     from baseparam.cli import main
     from conftest import ROOT
-    _without_tex(monkeypatch, matplotlib)
     limits = tmp_path / "limits.yaml"
     limits.write_text("joints: [{qd: 2}, {qd: 2}, {qd: 2}]\n")
-    out = tmp_path / "e.pgf"
+    out = tmp_path / f"e.{ext}"
     res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
                                     "--starts", "1", "--harmonics", "2", "--plot", str(out)])
     assert res.exit_code == 2, res.output
+    return out, res
+
+
+def test_a_pgf_plot_without_its_tex_is_refused_before_the_work(tmp_path, monkeypatch):
+    """matplotlib's PGF backend measures text with a TeX system as it writes: without it `excite --plot f.pgf` ran
+    the design, then ended 'internal error: RuntimeError: 'xelatex' not found', exit 1."""
+    matplotlib = pytest.importorskip("matplotlib")
+    _without_tex(monkeypatch, matplotlib)
+    out, res = _excite_plot(tmp_path, "pgf")
     assert res.output.strip().splitlines() == [f"baseparam: {out}: '.pgf' needs lualatex (matplotlib's "
                                                "pgf.texsystem) to write its text, and it is not found; install it, "
                                                "or give another format (.pdf, .svg)"]
@@ -456,18 +463,9 @@ def test_a_plot_with_usetex_on_and_no_latex_is_refused_before_the_work(tmp_path,
     """A matplotlibrc in the current folder with `text.usetex: True` (matplotlib reads it): without latex, the run
     ended 'internal error: RuntimeError: Failed to process string with tex because latex could not be found'."""
     matplotlib = pytest.importorskip("matplotlib")
-    from click.testing import CliRunner
-
-    from baseparam.cli import main
-    from conftest import ROOT
     _without_tex(monkeypatch, matplotlib)
     monkeypatch.setitem(matplotlib.rcParams, "text.usetex", True)
-    limits = tmp_path / "limits.yaml"
-    limits.write_text("joints: [{qd: 2}, {qd: 2}, {qd: 2}]\n")
-    out = tmp_path / f"e.{ext}"
-    res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
-                                    "--starts", "1", "--harmonics", "2", "--plot", str(out)])
-    assert res.exit_code == 2, res.output
+    out, res = _excite_plot(tmp_path, ext)
     assert res.output.strip().splitlines() == [f"baseparam: {out}: '.{ext}' needs latex (text.usetex is on: a "
                                                "matplotlibrc?), and it is not found; install it, or turn text.usetex "
                                                "off"]
