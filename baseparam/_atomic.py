@@ -302,6 +302,10 @@ def _target(path):
     if os.path.islink(path):
         raise StorageError(f"{label}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
                            "not written through (remove the link, or choose another output)")
+    _refuse_unresolvable(path, label)
+    if _STALE.match(os.path.basename(path)):   # a later run writing here would remove it (remove_stale)
+        raise StorageError(f"{label}: is named as baseparam's temporary files (.baseparam-PID-RANDOM.…), which a "
+                           "later run removes as a killed run's leftover; choose another name")
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
@@ -314,6 +318,34 @@ def _target(path):
             raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
                                "would change that input (choose another folder)")
     return path, real
+
+
+def _refuse_unresolvable(path, label):
+    """Refuse the names the system would not open as a file but :func:`os.path.realpath` turns into one, since the
+    write goes to the real path: a last component '.' or '..' (``link/.`` became the link's target, written through
+    the link; ``out.json/.`` the file out.json), and a folder part with '..' after something that is no folder
+    (``a_file/../out.json``, ``missing/../out.json``: realpath takes '..' by itself, the system fails). ``label``:
+    ``path`` as messages show it. Other missing folders are said by the write, or the command, as before.
+
+    Raises
+    ------
+    StorageError
+    """
+    import errno
+
+    name = os.path.basename(path)
+    if name in (".", ".."):
+        raise StorageError(f"{label}: ends in {name!r}, a folder's name; expected a file name")
+    folder = os.path.dirname(path)
+    if ".." not in re.split(r"[\\/]" if os.altsep else "/", folder):
+        return
+    try:
+        if stat.S_ISDIR(os.stat(folder).st_mode):
+            return
+        reason = os.strerror(errno.ENOTDIR)
+    except OSError as exc:
+        reason = _one_line(exc)
+    raise StorageError(f"{label}: cannot write here ({reason})")
 
 
 def check_output(path):

@@ -123,7 +123,36 @@ def supported_format(path, private=False):
     ext = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")
-    return _unsupported(f".{ext}", formats, ext) if ext and ext not in formats else None     # no extension: PNG
+    if ext and ext not in formats:                                  # no extension: PNG
+        return _unsupported(f".{ext}", formats, ext)
+    return _missing_program(ext or "png")
+
+
+# The formats matplotlib draws with Agg (raster): with text.usetex they need dvipng; PostScript needs Ghostscript
+_RASTER = frozenset({"png", "jpg", "jpeg", "tif", "tiff", "gif", "webp", "avif", "raw", "rgba"})
+
+
+def _missing_program(ext):
+    """What is missing to write the format ``ext`` (lower case, no dot), or None: matplotlib runs programs as it
+    writes some figures, and without them its savefig raised a bare RuntimeError after the work (an internal error,
+    exit 1): the PGF backend measures text with ``rcParams['pgf.texsystem']`` (xelatex), and ``text.usetex`` (a
+    ``matplotlibrc`` in the current folder may set it) typesets with latex, then dvipng (raster) or Ghostscript (PS)."""
+    import shutil
+
+    import matplotlib
+
+    if ext == "pgf":
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        return None if shutil.which(tex) else (f"'.pgf' needs {tex} (matplotlib's pgf.texsystem) to write its text, "
+                                               "and it is not found; install it, or give another format (.pdf, .svg)")
+    if not matplotlib.rcParams["text.usetex"]:
+        return None
+    needed = ["latex"] + (["dvipng"] if ext in _RASTER else ["gs"] if ext in ("ps", "eps") else [])
+    for program in needed:
+        if not shutil.which(program):
+            return (f"'.{ext}' needs {program} (text.usetex is on: a matplotlibrc?), and it is not found; install "
+                    "it, or turn text.usetex off")
+    return None
 
 
 def _unsupported(shown_ext, formats, ext):
@@ -148,12 +177,14 @@ def save_figure(fig, path, dpi=110):
     plt = pyplot()
     ext = os.path.splitext(os.fspath(path))[1] or ".png"
     formats = fig.canvas.get_supported_filetypes()
-    if ext[1:].lower() not in formats:      # matplotlib's own ValueError said neither the file nor the argument
-        from .errors import ArgumentError, printable
+    from .errors import ArgumentError, printable
 
+    # matplotlib's own ValueError said neither the file nor the argument
+    problem = (_unsupported(printable(ext), formats, ext[1:].lower()) if ext[1:].lower() not in formats else
+               _missing_program(ext[1:].lower()))
+    if problem:
         plt.close(fig)
-        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: "
-                            f"{_unsupported(printable(ext), formats, ext[1:].lower())}")
+        raise ArgumentError(f"path: {printable(repr(os.fspath(path)))}: {problem}")
     try:
         # rendered in memory, in the format said, then written: matplotlib appends '.png' to a name without an
         # extension, and a device written in place (/dev/full) has none — it wrote /dev/full.png beside it and

@@ -353,6 +353,31 @@ def _discard(h5file):
         os.close(null)
 
 
+def check_h5_output(path):
+    """Refuse ``path`` as an HDF5 output before the work: as every output (:func:`~baseparam._atomic.check_output`:
+    a link, a folder, a protected input), and a named pipe or a socket, which cannot take the seeks libhdf5 writes
+    with — it was found after the projection, as ``cannot write (Illegal seek)``.
+
+    Raises
+    ------
+    StorageError
+    """
+    import os
+    import stat
+
+    from ._atomic import check_output
+    from .errors import StorageError, printable
+
+    check_output(path)
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, TypeError, ValueError):
+        return
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise StorageError(f"{printable(os.fspath(path))}: a named pipe or socket; HDF5 is written with seeks, which "
+                           "it cannot take (give a file name)")
+
+
 def _create(name):
     """``h5py.File(name, 'w')`` with libhdf5's sieve buffer off: a contiguous dataset's values are written by the
     call that writes them, where a failure is an exception, and not held for the dataset's close, whose failure

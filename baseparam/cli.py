@@ -886,6 +886,12 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
                    {"--h5": "HDF5 cannot be written to stdout; give a file name"})
     _writable([json_out, h5_out])
+    if h5_out is not None:          # a named pipe: before the projection, not found by the write after it
+        from ._hdf5 import check_h5_output
+        try:
+            check_h5_output(h5_out)
+        except StorageError as exc:
+            _fail(str(exc), 2)
     progress = _Progress("projecting")
     from .projection.base_set import find_base_parameters
     with _one_line_errors(robot_file, progress.close):

@@ -250,3 +250,222 @@ def test_an_output_under_a_file_is_said_to_be_under_a_file(tmp_path, command):
     assert res.exit_code == 2, res.output
     assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {tmp_path / 'afile'} is not a directory"]
     assert (tmp_path / "afile").read_text() == "mine\n"
+
+
+# --- names that realpath resolves otherwise than the system ---------------------------------------------------
+#
+# The write goes to os.path.realpath(name): 'link/.' (link to a file) became the link's target, which was replaced
+# (`find --json link/.` overwrote the victim, exit 0); 'a_file/../out.json' became out.json beside a_file, where the
+# system says "Not a directory".
+
+def _writers(tmp_path):
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.excitation.files import write_json
+    from baseparam.projection.storage import find_and_store
+    from conftest import ROOT
+    planar = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    return {
+        "json": lambda out: write_json(out, {"a": 1}),
+        "csv log": lambda out: bp.write_trajectory(_fixed_motion(), out),
+        "npz log": lambda out: bp.write_trajectory(_fixed_motion(), out),
+        "h5": lambda out: find_and_store(planar, out),
+        "figure": lambda out: _figure(out),
+    }, np
+
+
+def _figure(out):
+    from baseparam._figures import pyplot, save_figure
+    plt = pyplot()
+    fig = plt.figure()
+    save_figure(fig, out)
+
+
+NAMES = {"json": "out.json", "csv log": "out.csv", "npz log": "out.npz", "h5": "out.h5", "figure": "out.png"}
+
+
+@pytest.mark.parametrize("writer", sorted(NAMES))
+@pytest.mark.parametrize("form", ["link/.", "link/..", "victim/.", "victim/../NAME", "missing/../NAME",
+                                  "link/../NAME"])
+def test_a_name_the_system_would_not_open_is_not_written_elsewhere(tmp_path, monkeypatch, writer, form):
+    from baseparam.errors import StorageError
+    writers, _np = _writers(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim").write_bytes(b"precious\n")
+    (tmp_path / "link").symlink_to("victim")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    name = form.replace("NAME", NAMES[writer])
+    from baseparam.errors import ArgumentError
+    refusals = (StorageError, ArgumentError) if writer.endswith("log") else StorageError    # logs: no extension
+    with pytest.raises(refusals, match=r"(a folder's name; expected a file name|cannot write here \((Not a "
+                                       r"directory|No such file or directory)\)|unknown extension)"):
+        writers[writer](name)
+    assert (tmp_path / "victim").read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("form", ["link/.", "victim/../out.json"])
+def test_the_command_line_refuses_them_in_one_line(tmp_path, monkeypatch, form):
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim").write_bytes(b"precious\n")
+    (tmp_path / "link").symlink_to("victim")
+    res = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--json", form])
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1 and res.output.startswith(f"baseparam: {form}: "), res.output
+    assert (tmp_path / "victim").read_bytes() == b"precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "victim"]
+
+
+def test_a_linked_folder_then_dot_dot_is_taken_as_the_system_takes_it(tmp_path, monkeypatch):
+    """'via/../out.json', via a link to a folder elsewhere: the system (and realpath) take '..' after the link, the
+    folder above the link's target; unchanged."""
+    from baseparam.excitation.files import write_json
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "via").symlink_to(tmp_path / "a" / "b")
+    monkeypatch.chdir(tmp_path / "c")
+    write_json("via/../out.json", {"a": 1})
+    assert (tmp_path / "a" / "out.json").is_file() and not (tmp_path / "c" / "out.json").exists()
+
+
+@pytest.mark.parametrize("name", [".baseparam-99999999-0123456789abcdef.tmp", ".baseparam-0123456789abcdef.json"])
+def test_an_output_named_as_a_temporary_file_is_refused(tmp_path, name):
+    """A run writing into the folder later took it for a killed run's leftover and removed it (its process id gone,
+    unchanged for 10 minutes; without an id, for a day): the user's output lost."""
+    from baseparam.errors import StorageError
+    from baseparam.excitation.files import write_json
+    with pytest.raises(StorageError, match="is named as baseparam's temporary files"):
+        write_json(tmp_path / name, {"a": 1})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cache_on_a_full_disk_compiles_in_the_temporary_folder(tmp_path, monkeypatch):
+    """The cache's folder existed on a full disk: writing kernel.c there failed and load() gave None, so every kernel
+    of every run was Python's (10 to 100 times slower) while the system's temporary folder had room. The room is now
+    checked first, and the kernel compiled in the temporary folder (a full disk here: no byte free, writes fail)."""
+    import errno
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(folder))
+    monkeypatch.setattr(_native, "_LOADED", {})
+    source = f"double third(double x) {{ return x / 3.0; }}  /* {tmp_path.name} */\n"
+    functions = {"third": (ctypes.c_double, [ctypes.c_double])}
+
+    def full(path):
+        return 0 if str(path).startswith(str(folder)) else None
+
+    def failing_open(file, *args, **kwargs):
+        if str(file).startswith(str(folder)):
+            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+        return open(file, *args, **kwargs)
+
+    def compiled():
+        monkeypatch.setattr(_native, "free_space", full, raising=False)
+        monkeypatch.setattr(_native, "open", failing_open, raising=False)
+        lib = _native.load(source, functions)
+        return lib is not None and lib.third(3.0) == 1.0
+
+    assert _in_child(compiled) == 0
+
+
+# --- HDF5 into a named pipe ---------------------------------------------------------------------------------------
+
+def test_find_h5_into_a_named_pipe_is_refused_before_the_projection(tmp_path):
+    """libhdf5 writes with seeks: a pipe was found by the write, after the projection (minutes for a large arm), as
+    'cannot write (Illegal seek)', or after waiting 5 s for a reader."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    pipe = tmp_path / "z.h5"
+    os.mkfifo(pipe)
+    res = CliRunner().invoke(main, ["find", str(ROOT / "robots" / "planar_rrr.yaml"), "--h5", str(pipe)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [f"baseparam: {pipe}: a named pipe or socket; HDF5 is written with "
+                                               "seeks, which it cannot take (give a file name)"]
+
+
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_the_library_refuses_hdf5_into_a_named_pipe(tmp_path, symbolic):
+    import baseparam as bp
+    from baseparam.errors import StorageError
+    from baseparam.projection.storage import find_and_store
+    from baseparam.projection.symbolic import store_symbolic
+    from conftest import ROOT
+    planar = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+    pipe = tmp_path / "z.h5"
+    os.mkfifo(pipe)
+    with pytest.raises(StorageError, match="a named pipe or socket; HDF5 is written with seeks"):
+        if symbolic:
+            store_symbolic(bp.find_base_parameters(planar, symbolic="all"), pipe)
+        else:
+            find_and_store(planar, pipe)
+
+
+# --- figures in a format whose writer needs a program ---------------------------------------------------------------
+
+def _without_tex(monkeypatch, matplotlib):
+    """lualatex chosen as matplotlib's TeX system, and no *latex program found (whether or not one is installed)."""
+    import shutil
+    which = shutil.which
+    monkeypatch.setitem(matplotlib.rcParams, "pgf.texsystem", "lualatex")
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if "latex" in name else which(name, *a, **k))
+
+
+def _excite_plot(tmp_path, ext):
+    """`excite` of the planar arm (small design) with --plot e.EXT in tmp_path: (the plot's path, the result), the
+    run refused (exit 2)."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    from conftest import ROOT
+    limits = tmp_path / "limits.yaml"
+    limits.write_text("joints: [{qd: 2}, {qd: 2}, {qd: 2}]\n")
+    out = tmp_path / f"e.{ext}"
+    res = CliRunner().invoke(main, ["excite", str(ROOT / "robots" / "planar_rrr.yaml"), "--limits", str(limits),
+                                    "--starts", "1", "--harmonics", "2", "--plot", str(out)])
+    assert res.exit_code == 2, res.output
+    return out, res
+
+
+def test_a_pgf_plot_without_its_tex_is_refused_before_the_work(tmp_path, monkeypatch):
+    """matplotlib's PGF backend measures text with a TeX system as it writes: without it `excite --plot f.pgf` ran
+    the design, then ended 'internal error: RuntimeError: 'xelatex' not found', exit 1."""
+    matplotlib = pytest.importorskip("matplotlib")
+    _without_tex(monkeypatch, matplotlib)
+    out, res = _excite_plot(tmp_path, "pgf")
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.pgf' needs lualatex (matplotlib's "
+                                               "pgf.texsystem) to write its text, and it is not found; install it, "
+                                               "or give another format (.pdf, .svg)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["limits.yaml"]
+
+
+def test_the_library_refuses_a_pgf_figure_without_its_tex(tmp_path, monkeypatch):
+    matplotlib = pytest.importorskip("matplotlib")
+    from baseparam._figures import pyplot, save_figure
+    from baseparam.errors import ArgumentError
+    _without_tex(monkeypatch, matplotlib)
+    plt = pyplot()
+    with pytest.raises(ArgumentError, match=r"'\.pgf' needs lualatex"):
+        save_figure(plt.figure(), tmp_path / "f.pgf")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("ext", ["png", "pdf"])
+def test_a_plot_with_usetex_on_and_no_latex_is_refused_before_the_work(tmp_path, monkeypatch, ext):
+    """A matplotlibrc in the current folder with `text.usetex: True` (matplotlib reads it): without latex, the run
+    ended 'internal error: RuntimeError: Failed to process string with tex because latex could not be found'."""
+    matplotlib = pytest.importorskip("matplotlib")
+    _without_tex(monkeypatch, matplotlib)
+    monkeypatch.setitem(matplotlib.rcParams, "text.usetex", True)
+    out, res = _excite_plot(tmp_path, ext)
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.{ext}' needs latex (text.usetex is on: a "
+                                               "matplotlibrc?), and it is not found; install it, or turn text.usetex "
+                                               "off"]

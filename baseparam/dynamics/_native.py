@@ -20,10 +20,10 @@ by a crash or a full disk, zeros where a crash lost blocks, an earlier version's
 loader dies of SIGBUS on a cut library and waits for ever on a fifo; where the cache will not take the new one (a
 folder under the name, another user's file in a shared folder, a cache the run cannot write in), the run loads its own
 copy, compiled as without a cache. A library is loaded only when it is this user's and no one else may write it,
-and the cache only when no other user may change it (each folder from the root to it this user's or the superuser's,
-writable by no one else unless sticky, as ``/tmp``): a library is code the process runs, and anyone can seal one (the
-seal says whole, not whose); another user's under the name is compiled over for the run, and a cache others may
-change is not used (said once).
+and the cache only when no other user may change it (it this user's or the superuser's, and each folder from the
+root to it writable by no one else but its owner unless sticky, as ``/tmp``): a library is code the process runs,
+and anyone can seal one (the seal says whole, not whose); another user's under the name is compiled over for the
+run, and a cache others may change is not used (said once).
 ``BASEPARAM_CACHE_DIR=none`` keeps nothing on disk:
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
@@ -44,8 +44,8 @@ import sys
 import tempfile
 import threading
 
-from .._atomic import (RANDOM_END, make_folders, remove_folders, remove_stale_folders, remove_tree, run_folder_names,
-                       run_prefix)
+from .._atomic import (RANDOM_END, free_space, make_folders, remove_folders, remove_stale_folders, remove_tree,
+                       run_folder_names, run_prefix)
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -177,17 +177,18 @@ def address(a):
         return a.ctypes.data
 
 
-def _ours_alone(info, folder=False):
+def _ours_alone(info, folder=False, above=False):
     """Whether the file (``folder``: the folder) of ``os.stat`` result ``info`` is this user's and writable by no
     other: a folder may also be the superuser's (``/``, ``/tmp``), and writable by others when sticky (others may add
-    files there, never rename or remove this user's). Writable by its group is writable by this user alone when the
-    group is the user's private group (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where
-    there are no owners (Windows)."""
+    files there, never rename or remove this user's); a folder ``above`` the cache may be any owner's (a system
+    account's ``/home`` or ``/work``, a container's overflow id 65534 for a host's folder) as long as no one else may
+    write it. Writable by its group is writable by this user alone when the group is the user's private group
+    (Debian's and Ubuntu's umask 002 makes ``~/.cache`` so). Always True where there are no owners (Windows)."""
     if not hasattr(os, "geteuid"):
         return True
     owners = (os.geteuid(), 0) if folder else (os.geteuid(),)
     others_write = info.st_mode & (stat.S_IWOTH if _private_group(info.st_gid) else stat.S_IWGRP | stat.S_IWOTH)
-    return info.st_uid in owners and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
+    return (above or info.st_uid in owners) and not (others_write and not (folder and info.st_mode & stat.S_ISVTX))
 
 
 def _private_group(gid):
@@ -208,7 +209,8 @@ _UNTRUSTED_SAID = set()         # the caches this process has said it does not u
 def _trusted_cache(folder):
     """``folder`` (a cache of compiled kernels, or None) when no other user can put a library there under a kernel's
     name or swap one after its check: it and every folder above it (through links; the nearest existing ones when it
-    is still to be made) pass :func:`_ours_alone`. Else None (kernels compiled for the run only), said once."""
+    is still to be made) pass :func:`_ours_alone` (the folders above it: whoever owns them). Else None (kernels
+    compiled for the run only), said once."""
     if folder is None:
         return None
     real = os.path.realpath(folder)
@@ -218,7 +220,7 @@ def _trusted_cache(folder):
             info = os.stat(path)
         except OSError:
             info = None                 # still to be made (its parent decides), or unreadable (the compile says)
-        if info is not None and not _ours_alone(info, folder=True):
+        if info is not None and not _ours_alone(info, folder=True, above=path != real):
             if real not in _UNTRUSTED_SAID:
                 from .._warnings import warn
                 from ..errors import printable
@@ -369,6 +371,21 @@ def _stop_group(process, wait=1.0):
             return
 
 
+# Bytes a compile's scratch folder needs beyond twice the source (kernel.c, then kernel.so, rarely larger)
+_COMPILE_ROOM = 1 << 20
+
+
+def _refuse_full(folder, source):
+    """Raise OSError (ENOSPC) when ``folder``'s file system has not the room a compile of ``source`` needs there: in a
+    cache on a full disk, writing kernel.c failed and every kernel of every run fell back to Python's (10 to 100 times
+    slower), where the system's temporary folder had the room."""
+    import errno
+
+    free = free_space(os.path.join(folder, "kernel.c"))
+    if free is not None and free < 2 * len(source.encode("utf-8")) + _COMPILE_ROOM:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), folder)
+
+
 def _compile(cc, source, path, flags, functions):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
     (:func:`_load`); None when it does not compile. The cache's folders it makes are removed again when it keeps
@@ -380,11 +397,12 @@ def _compile(cc, source, path, flags, functions):
                 made = make_folders(os.path.dirname(path), with_outputs=False)
                 for new in made:            # changed by no one else whatever the umask, else not used next run
                     os.chmod(new, stat.S_IMODE(os.stat(new).st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+                _refuse_full(os.path.dirname(path), source)
                 tmp = stack.enter_context(_scratch(os.path.dirname(path), IN_CACHE))
             except OSError:
-                # a cache this run cannot write in (read-only, another user's): compiled in the system's temporary
-                # folder and loaded from there, as without a cache (an earlier version's library under the name, not
-                # sealed, left Python's kernels to every run)
+                # a cache this run cannot write in (read-only, another user's, a full disk): compiled in the system's
+                # temporary folder and loaded from there, as without a cache (an earlier version's library under the
+                # name, not sealed, left Python's kernels to every run)
                 tmp = stack.enter_context(_scratch(tempfile.gettempdir(), NO_CACHE))
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:

@@ -11,9 +11,9 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path, check_output, file_size_limit, free_space, robot_protected
+from .._atomic import atomic_path, file_size_limit, free_space, robot_protected
 from .._checks import check_progress
-from .._hdf5 import refuse_external, stored_dataset, writes_checked
+from .._hdf5 import check_h5_output, refuse_external, stored_dataset, writes_checked
 from .._memory import budget, format_size, parse_size
 from .._validation import check_flag, check_input
 from ..errors import ResourceLimitError, StorageError, printable
@@ -181,7 +181,7 @@ def find_and_store(robot, path, parameters="pseudo", *, progress=None, force_flo
 
 
 def _find_and_store(robot, path, parameters, progress, force_float, max_memory, max_disk):
-    check_output(path)       # a link or a folder said as such, not as a lack of free space where it points
+    check_h5_output(path)    # a link or a folder said as such, not as a lack of free space where it points
     layout = base_set.check_size(robot, parameters, max_memory)
     # a floating base: Z of the chain of _floating (its six virtual joints first in the row labels)
     engine, parents, types = engine_of(robot, layout)

@@ -525,13 +525,13 @@ def store_symbolic(sym, path, max_disk=None):
     import h5py
     import numpy as np
 
-    from .._atomic import atomic_path, check_output
-    from .._hdf5 import writes_checked
+    from .._atomic import atomic_path
+    from .._hdf5 import check_h5_output, writes_checked
     from .storage import disk_limit
 
     text = h5py.string_dtype()
     terms = [[sym.terms(r).get(n, "0") for n in sym.standard_names] for r in range(sym.rank)]
-    check_output(path)          # a link or a folder said as such, not as a lack of free space where it points
+    check_h5_output(path)       # a link or a folder said as such, not as a lack of free space where it points
     symbol_values, special = [str(v) for v in sym.values.values()], [s.describe() for s in sym.special]
     strings = [*sym.symbols, *symbol_values, *sym.standard_names, *sym.names, *(t for row in terms for t in row),
                *special]
