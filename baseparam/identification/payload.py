@@ -172,9 +172,12 @@ class PayloadResult:
     @property
     def mass_detected(self) -> bool:
         """Whether the data tell a payload from none: the mass determined, at least 3 σ and :data:`MASS_FLOOR`
-        (1 g). Otherwise the centre of mass (first moments over a mass of about 0) and the inertia mean nothing,
-        and :meth:`to_dict` gives no vendor formats."""
-        return bool(np.isfinite(self.mass_std) and self.mass >= max(3.0 * self.mass_std, MASS_FLOOR))
+        (1 g), and the least-squares mass before the fit made it physical not below zero beyond these
+        (:func:`_below_zero`). Otherwise the centre of mass (first moments over a mass of about 0, or the body the
+        consistent fit put next to a negative one) and the inertia mean nothing, and :meth:`to_dict` gives no
+        vendor formats."""
+        return bool(np.isfinite(self.mass_std) and self.mass >= max(3.0 * self.mass_std, MASS_FLOOR)
+                    and not _mass_below_zero(self))
 
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" if np.isfinite(s) else f"{1e3 * v:.1f}±?"
@@ -835,6 +838,13 @@ _NEGATIVE = {"difference": "the loaded and unloaded logs swapped?",
                        "real one?"}
 
 
+def _mass_below_zero(result):
+    """Whether ``result``'s least-squares mass, before the fit made it physical, is below zero beyond 3 σ and 1 g:
+    the consistent estimate keeps a mass ≥ 0, and from −2 kg (the loaded and unloaded logs swapped, a model already
+    holding the payload) it came out 0.1 ± 2e-06 kg with its centre of mass 2.2 m away, told from none."""
+    return bool(result.unconstrained[NAMES.index("M")] <= -max(3.0 * result.mass_std, MASS_FLOOR))
+
+
 def _below_zero(result):
     """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
     from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
@@ -843,7 +853,7 @@ def _below_zero(result):
     # estimate of the other modes keeps it ≥ 0 (a wrench reversed, −2.0 ± 0.0001 kg, came out 0.00033 kg and was said
     # to be 'not told from none')
     mass = float(result.unconstrained[NAMES.index("M")])
-    if mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
+    if _mass_below_zero(result):
         why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
         found = f" ({mass:.2g} kg found, {result.mass:.2g} kept)" if mass != result.mass else ""
         return f"a mass below zero beyond 3 σ{found}, no physical payload ({why})"
