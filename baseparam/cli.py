@@ -1891,6 +1891,8 @@ def _controller_gains(paths, column_map, text, reading):
     read_trajectory's options), pooled, through :func:`~baseparam.identification.drive_gains.controller_gains`."""
     import numpy as np
 
+    from ._checks import counted
+    from .errors import DataError
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
     from .motion import central_differences
@@ -1920,7 +1922,11 @@ def _controller_gains(paths, column_map, text, reading):
         torque.append(a.tau[in_a])
         current.append(b.tau[in_b])
         velocity.append(qd[in_a])
-    return controller_gains(torque, current, velocity)
+    try:
+        return controller_gains(torque, current, velocity)
+    except DataError as exc:     # said of the logs pooled ('controller gains: joint 1: …'): the flag and the logs
+        logs = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {counted(len(paths) - 1, 'more logs')}"
+        _fail(f"{logs}: --gains-from-targets: {str(exc).removeprefix('controller gains: ')}", 2)
 
 
 def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):

@@ -55,3 +55,59 @@ def test_a_negative_least_squares_mass_is_no_payload_even_when_the_fit_keeps_a_p
     assert good.exit_code == 0 and "warning" not in good.output, good.output
     doc = json.loads(out.read_text())
     assert doc["mass"] == pytest.approx(2.0, rel=1e-4) and set(doc["vendors"]) == {"ur", "kuka", "franka"}
+
+
+# --- 2. --gains-from-targets reading one column as both the torque and the current fitted a gain of 1 ---
+
+def _target_log(tmp_path):
+    """UR10e's loaded log with the controller's commanded torque (= the torque) and current (τ/k) columns."""
+    robot = bp.load_robot(UR10E)
+    t, q, qd, qdd = (a[:800] for a in _multisine(robot.n_dof))
+    tau = _torques(robot, CASES[0][1], q, qd, qdd)
+    k = np.linspace(0.1, 0.15, 6)
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + [f"tm{j + 1}" for j in range(6)]
+                      + [f"ic{j + 1}" for j in range(6)])
+    path = tmp_path / "targets.csv"
+    np.savetxt(path, np.column_stack([t, q, tau, tau / k]), delimiter=",", header=header, comments="")
+    return path
+
+
+def test_one_column_read_as_target_torque_and_current_is_refused(tmp_path):
+    """`payload R LOG --gains-from-targets tau=7:13,current=7:13`: every slope exactly 1, gains of 1 N·m/A taken
+    without a word and the 2 kg payload found at 100 kg (exit 0). Refused: one line naming the log, the flag and
+    the joint; the right columns still give the payload."""
+    from baseparam.identification.drive_gains import controller_gains
+    log = _target_log(tmp_path)
+    columns = ["--columns", "t=0,q=1:7,current=13:19"]
+    same = CliRunner().invoke(main, ["payload", str(UR10E), str(log), *columns,
+                                     "--gains-from-targets", "tau=7:13,current=7:13"])
+    assert same.exit_code == 2, same.output
+    assert same.output.strip().splitlines() == [
+        f"baseparam: {log}: --gains-from-targets: joint 1: the target current equals the target torque, sample for "
+        "sample (one column read as both?); no gain to read"]
+    tau = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.raises(bp.DataError, match=r"^controller gains: joint 2: the target current equals the target "):
+        controller_gains(tau, np.column_stack([2 * tau[:, 0], tau[:, 1]]), np.ones((50, 2)))
+    good = CliRunner().invoke(main, ["payload", str(UR10E), str(log), *columns,
+                                     "--gains-from-targets", "tau=7:13,current=13:19"])
+    assert good.exit_code == 0 and "mass     2.0000" in good.output, good.output
+
+
+def test_a_controller_gains_refusal_names_the_flag_and_the_logs(tmp_path):
+    """The fit's other refusals ('controller gains: joint 1: the target torque does not vary') named neither the
+    flag nor a log: the pooled logs are named, the first and how many more."""
+    log = _target_log(tmp_path)
+    text = log.read_text().splitlines()
+    rows = [line.split(",") for line in text[1:]]
+    for row in rows:
+        row[7] = "1.5"                              # joint 1's commanded torque held
+    flat = tmp_path / "flat.csv"
+    for name in ("flat.csv", "flat_unloaded.csv"):
+        (tmp_path / name).write_text("\n".join([text[0]] + [",".join(row) for row in rows]) + "\n")
+    result = CliRunner().invoke(main, ["payload", str(UR10E), str(flat), "--unloaded",
+                                       str(tmp_path / "flat_unloaded.csv"), "--columns",
+                                       "t=0,q=1:7,current=13:19", "--gains-from-targets", "tau=7:13,current=13:19"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"baseparam: {flat} and 1 more log: --gains-from-targets: joint 1: the target torque does not vary; no gain "
+        "to read"], result.output
