@@ -111,3 +111,35 @@ def test_a_controller_gains_refusal_names_the_flag_and_the_logs(tmp_path):
     assert result.output.strip().splitlines() == [
         f"baseparam: {flat} and 1 more log: --gains-from-targets: joint 1: the target torque does not vary; no gain "
         "to read"], result.output
+
+
+# --- 3. an output refused before the work (its folder missing, its name too long, a plot's format) named no flag ---
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["equations", PLANAR, "--json", "OUT.json"], "--json"), (["equations", PLANAR, "--python", "OUT.py"], "--python"),
+    (["equations", PLANAR, "--out", "OUT.md"], "--out"), (["find", PLANAR, "--h5", "OUT.h5"], "--h5"),
+    (["payload", UR10E, "--suggest-poses", "4", "--json", "OUT.json"], "--json")])
+def test_an_output_in_a_missing_folder_names_its_flag(tmp_path, args, flag):
+    """`equations R --json new/o.json` said 'new/o.json: directory …/new does not exist': which of the command's
+    outputs it was went unsaid ('dir: --json: is a directory' names it). Now 'new/o.json: --json: directory …'."""
+    out = str(tmp_path / "new" / args[-1])
+    result = CliRunner().invoke(main, [str(a) for a in args[:-1]] + [out])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"baseparam: {out}: {flag}: directory {tmp_path / 'new'} does not exist"], result.output
+    long = str(tmp_path / ("a" * 300 + "." + args[-1].split(".")[1]))
+    result = CliRunner().invoke(main, [str(a) for a in args[:-1]] + [long])
+    assert result.output.strip().splitlines() == [f"baseparam: {long}: {flag}: cannot write (File name too long)"]
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_plot_format_refused_names_the_flag(tmp_path):
+    limits = tmp_path / "lim.yaml"
+    limits.write_text("joints: [{qd: 2.0, qdd: 10.0}, {qd: 2.0, qdd: 10.0}, {qd: 2.0, qdd: 10.0}]\n")
+    result = CliRunner().invoke(main, ["excite", str(PLANAR), "--limits", str(limits), "--plot", str(tmp_path / "o.c")])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1].startswith(
+        f"baseparam: {tmp_path / 'o.c'}: --plot: unsupported plot format '.c' (use one of "), result.output
