@@ -265,7 +265,7 @@ class PayloadResult:
         :func:`flange_placement`."""
         R, r = placement
         com = R.T @ (self.com - r)
-        I = R.T @ self.inertia @ R          # exactly the inertia in the last link's frame (R the identity)
+        I = R.T @ _body_inertia(self.inertia) @ R       # exactly the inertia in the last link's frame (R the identity)
         I = 0.5 * (I + I.T)
         if vendor == "ur":
             doc = {"mass": self.mass, "cog": com.tolist(),
@@ -349,7 +349,7 @@ class PayloadResult:
         """Mass, centre of mass and inertia about it in the last link frame of ``robot``: :attr:`robot`'s arm (else
         ArgumentError), across the constant transform between their last link frames (none when they agree to
         1e-9 m). ``attach(another_robot)`` put the numbers of one frame into another robot's last link unchecked."""
-        mass, com, inertia = float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float)
+        mass, com, inertia = float(self.mass), np.asarray(self.com, float), _body_inertia(self.inertia)
         if self.robot is None or robot is self.robot:
             return mass, com, inertia
         robot = require_robot(robot)
@@ -466,6 +466,21 @@ def _frame_said(flange):
 # fit of no payload) and -9e-17 beside 1e-16 (an exact log of no payload).
 PHYSICAL_TOLERANCE = 1e-5
 SOLVER_FEASIBILITY = 1e-8
+
+
+def _body_inertia(inertia):
+    """``inertia`` (about the centre of mass, physical to the fit's slack: :func:`_check_physical`) as a body or a
+    controller takes it: itself when physical to a body's own tolerance (:func:`inertia_problem`), else with the
+    smallest isotropic term added that makes it so. A fit's principal moment of −3.6e-12 kg·m² beside 2.5e-11 (the
+    solver's round-off on a body of 1.4 g) was refused by ``payload --robot-out`` as 'Inertia.inertia: not a physical
+    inertia', naming neither flag nor file, and given to the vendors' formats as is."""
+    inertia = np.asarray(inertia, float)
+    if inertia_problem(inertia) is None:
+        return inertia
+    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    # δ lifts the lowest moment to 0 and keeps the triangle inequality (each side gains δ, the sum of two 2δ)
+    delta = max(-moments[0], moments[2] - moments[0] - moments[1], 0.0)
+    return inertia + delta * (1.0 + 1e-6) * np.eye(3)
 
 
 def _check_counts(result):
