@@ -1779,6 +1779,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
         _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
         _refuse_given({"delay"}, "--wrench fits the sensor's wrench, not the joint torques the delay shifts")
+        _refuse_given({"gains", "gains_from_targets"},
+                      "--wrench fits the sensor's wrench, not the joint torques drive gains make of currents")
         # the wrench fit uses the robot's kinematics alone: --model's bodies went unread
         _refuse_given({"model_file"}, "--wrench fits the sensor's wrench with the kinematics alone (no bodies)")
     if wrench_columns is not None and (static or unloaded):

@@ -184,3 +184,40 @@ def test_an_inertia_physical_to_the_fits_slack_is_attached_and_given_to_the_vend
     assert np.array_equal(_body_inertia(physical.inertia), physical.inertia)
     added = _body_inertia(inertia) - inertia                   # isotropic, within the fit's slack
     assert np.abs(added - added[0, 0] * np.eye(3)).max() < 1e-20 and 0 < added[0, 0] < 1e-11
+
+
+# --- 5. drive gains for a log of neither torques nor currents: a false claim; with --wrench: not refused as unused ---
+
+def _wrench_log(tmp_path):
+    t = np.arange(0, 2, 0.01)
+    q = 0.3 * np.sin(np.outer(t, np.arange(1, 7)))
+    path = tmp_path / "ft.csv"
+    header = ",".join(["t"] + [f"q{j + 1}" for j in range(6)] + ["fx", "fy", "fz", "mx", "my", "mz"])
+    np.savetxt(path, np.column_stack([t, q, np.ones((len(t), 6))]), delimiter=",", header=header, comments="")
+    return path
+
+
+def test_gains_for_a_log_without_effort_do_not_claim_torques(tmp_path):
+    """`identify R ft.csv --gains …` of a log of positions and a wrench sensor's columns said 'the data has torques
+    (field tau)': it has none."""
+    log = _wrench_log(tmp_path)
+    result = CliRunner().invoke(main, ["identify", str(UR10E), str(log), "--gains", "1,1,1,1,1,1"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"baseparam: {log}: gains given, but the data has no joint effort (no field tau nor current), not motor "
+        "currents; gains apply to current only"], result.output
+    with pytest.raises(bp.DataError, match=r"gains given, but the data has torques \(field tau\)"):
+        bp.read_trajectory(_payload_logs(tmp_path)["loaded"], gains=[1.0] * 6)
+
+
+@pytest.mark.parametrize("args,flag", [(["--gains", "1,1,1,1,1,1"], "--gains"),
+                                       (["--gains-from-targets", "tau=1:7,current=7:13"], "--gains-from-targets")])
+def test_wrench_refuses_drive_gains_as_unused(tmp_path, args, flag):
+    """`payload R ft.csv --wrench … --gains …`: the wrench fit reads no joint effort, and the gains were refused with
+    the reader's false 'the data has torques'; --delay and --model are refused as unused the same way."""
+    log = _wrench_log(tmp_path)
+    result = CliRunner().invoke(main, ["payload", str(UR10E), str(log), "--wrench", "fx,fy,fz,mx,my,mz", *args])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"baseparam: {flag}: --wrench fits the sensor's wrench, not the joint torques drive gains make of currents; "
+        "leave it out"], result.output
