@@ -221,3 +221,32 @@ def test_wrench_refuses_drive_gains_as_unused(tmp_path, args, flag):
     assert result.output.strip().splitlines() == [
         f"baseparam: {flag}: --wrench fits the sensor's wrench, not the joint torques drive gains make of currents; "
         "leave it out"], result.output
+
+
+# --- 6. a known quantity the data contradict was held on the torques route without a word ---
+
+def test_a_known_value_the_data_contradict_is_said(space, tmp_path):
+    """`identify space_robot.yaml LOG --route torques --known mass=1` (the robot weighs 448 kg): the torques route
+    sees forces, so the data fix the scale themselves; the known value was held as an equality, every estimate
+    pulled to it, exit 0 and no word. Now one warning line says what the data find without it; the true value
+    (and the homogeneous routes, which need one) say nothing."""
+    import warnings
+
+    from baseparam.identification.floating import identify_floating
+    from baseparam.identification.floating_logs import write_floating_log
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    with pytest.warns(bp.DataWarning, match=r"^known: the data of the torques route disagree with mass=1 \(without it "
+                                            r"44[0-9.]+ ± [0-9.e-]+, [0-9]+ σ away\); every estimate is held to the"):
+        wrong = identify_floating(robot, space.log, route="torques", known={"mass": 1.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        right = identify_floating(robot, space.log, route="torques", known={"mass": 448.0})
+        identify_floating(robot, space.log, route="momentum", known={"mass": 1.0})     # the scale is the known's
+    assert wrong.known == {"mass": 1.0} and right.known == {"mass": 448.0}       # results as before: held
+    write_floating_log(tmp_path / "log.csv", space.log)
+    result = CliRunner().invoke(main, ["identify", str(ROOT / "robots" / "space_robot.yaml"), str(tmp_path / "log.csv"),
+                                       "--route", "torques", "--known", "mass=1"])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("baseparam: warning:")]
+    assert len(said) == 1 and said[0].startswith(
+        "baseparam: warning: --known: the data of the torques route disagree with mass=1 (without it 44"), said
