@@ -250,3 +250,33 @@ def test_a_known_value_the_data_contradict_is_said(space, tmp_path):
     said = [line for line in result.output.splitlines() if line.startswith("baseparam: warning:")]
     assert len(said) == 1 and said[0].startswith(
         "baseparam: warning: --known: the data of the torques route disagree with mass=1 (without it 44"), said
+
+
+# --- 7. a URDF read with --floating, refused by a fixed-base command, was said to float by YAML's 'base: floating' ---
+
+URDF_ARM = """<robot name="arm">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <link name="l1"><inertial><mass value="1"/><origin xyz="0.1 0 0"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="10" velocity="2"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("command", [["equations"], ["excite"], ["payload", "LOG"]])
+def test_a_urdf_floating_by_the_flag_is_not_said_to_be_base_floating(tmp_path, command):
+    """`excite R.urdf --floating` said "'arm' has a floating base (base: floating)": a YAML key the URDF has not; the
+    flag made it float. A YAML robot still names its key."""
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(URDF_ARM)
+    args = [command[0], str(urdf), *[str(tmp_path / "log.csv") for _ in command[1:]], "--floating"]
+    (tmp_path / "log.csv").write_text("t,q1,tau1\n" + "".join(f"{k * 0.01},0,0\n" for k in range(50)))
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1].startswith(
+        f"baseparam: {urdf}: 'arm' has a floating base (read with --floating, or its root joint floating); "), \
+        result.output
+    space = CliRunner().invoke(main, ["equations", str(ROOT / "robots" / "space_robot.yaml")])
+    assert "has a floating base (base: floating); equations handles" in space.output, space.output
