@@ -885,7 +885,7 @@ def find(robot_file, parameters, json_out, h5_out, max_disk, max_memory, load, s
         _fail("--max-disk: goes with --h5", 2)
     _check_outputs([robot_file], [("--json", json_out), ("--h5", h5_out)],
                    {"--h5": "HDF5 cannot be written to stdout; give a file name"})
-    _writable([json_out, h5_out])
+    _writable([("--json", json_out), ("--h5", h5_out)])
     if h5_out is not None:          # a named pipe: before the projection, not found by the write after it
         from ._hdf5 import check_h5_output
         try:
@@ -1055,18 +1055,19 @@ def _out_folder(out):
               f"and NAME.json): give --out {parent or '.'} --prefix {os.path.splitext(name)[0]}", 2)
 
 
-def _writable(paths, plot_out=None):
-    """Fail before the work, not after it: every output's directory exists (``paths``: None and '-', stdout,
-    skipped, as :func:`_check_outputs` does), the figure's format is known."""
-    for path in paths:
+def _writable(outputs, plot_out=None):
+    """Fail before the work, not after it: every output's directory exists (``outputs``: (flag, path) pairs, as
+    :func:`_check_outputs` takes them; None and '-', stdout, skipped), the figure's format is known. Each refusal
+    names the output's flag ('o.json: --json: directory … does not exist'), as the outputs' other refusals do."""
+    for flag, path in outputs:
         if not path or path == "-":
             continue
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):       # a file there was said to be a directory that does not exist
-            _fail(f"{path}: {folder} is not a directory" if os.path.exists(folder) else
-                  f"{path}: directory {folder} does not exist", 2)
+            _fail(f"{path}: {flag}: {folder} is not a directory" if os.path.exists(folder) else
+                  f"{path}: {flag}: directory {folder} does not exist", 2)
         if len(os.fsencode(os.path.basename(path))) > _name_max(folder):   # else found only when written, after
-            _fail(f"{path}: cannot write (File name too long)", 2)          # the work (its notes said by then)
+            _fail(f"{path}: {flag}: cannot write (File name too long)", 2)  # the work (its notes said by then)
     if plot_out:
         from ._figures import supported_format
         try:
@@ -1074,7 +1075,7 @@ def _writable(paths, plot_out=None):
         except BaseParamError as exc:                           # an MPLBACKEND matplotlib refuses
             _fail(_one_line(exc), 2)
         if problem:
-            _fail(f"{plot_out}: {problem}", 2)
+            _fail(f"{plot_out}: --plot: {problem}", 2)
 
 
 def _name_max(folder):
@@ -1257,7 +1258,8 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
     _check_outputs([*inputs, *filter(None, [contacts_file])],
                    [("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
                     ("--yaml", yaml_out)])
-    _writable([json_out, plot_out, urdf_out, mjcf_out, yaml_out], plot_out)
+    _writable([("--json", json_out), ("--plot", plot_out), ("--urdf", urdf_out), ("--mjcf", mjcf_out),
+               ("--yaml", yaml_out)], plot_out)
     for path, first, role in _given_twice((("training", train), ("validation", validate))):
         warn(f"{path}: given twice (as {first} and {role} data): "
              + ("validation on training data is not held out" if first != role else
@@ -1555,7 +1557,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     stdout = "give a file name ('-' is stdout for --json only; without --out the Markdown goes to stdout)"
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
                    {"--out": stdout, "--python": stdout}, writes={"--out": ("Markdown", ".md")})
-    _writable([text_out, python_out, json_out])
+    _writable([("--out", text_out), ("--python", python_out), ("--json", json_out)])
     from .codegen.equations import equations as closed_form
     from .dynamics.printing import EXPORTED
     from .model.friction import refuse_unresolved
@@ -1676,7 +1678,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
         problem = unwritable(csv_out, made=True)
         if problem is not None:
             _fail(f"{csv_out}: {problem}", 2)
-    _writable([None if folder else csv_out, json_out, plot_out], plot_out)
+    _writable([("--out", None if folder else csv_out), ("--json", json_out), ("--plot", plot_out)], plot_out)
     from .excitation.design import design_excitation
     from .model.robot import require_fixed_base
     progress = _Progress("designing")
@@ -1784,6 +1786,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     if wrench_columns is not None:      # the wrench fit keeps the still samples: gravity alone shows the mass there
         _refuse_given({"rest_velocity"}, "--wrench keeps the still samples (at rest the wrench is the weight)")
         _refuse_given({"delay"}, "--wrench fits the sensor's wrench, not the joint torques the delay shifts")
+        _refuse_given({"gains", "gains_from_targets"},
+                      "--wrench fits the sensor's wrench, not the joint torques drive gains make of currents")
         # the wrench fit uses the robot's kinematics alone: --model's bodies went unread
         _refuse_given({"model_file"}, "--wrench fits the sensor's wrench with the kinematics alone (no bodies)")
     if wrench_columns is not None and (static or unloaded):
@@ -1804,7 +1808,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
                    {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
     robot_format = _robot_out_format(robot_out)
-    _writable([json_out, robot_out])
+    _writable([("--json", json_out), ("--robot-out", robot_out)])
     with _one_line_errors(robot_file, inputs=inputs):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
@@ -1900,6 +1904,8 @@ def _controller_gains(paths, column_map, text, reading):
     read_trajectory's options), pooled, through :func:`~baseparam.identification.drive_gains.controller_gains`."""
     import numpy as np
 
+    from ._checks import counted
+    from .errors import DataError
     from .identification.drive_gains import controller_gains
     from .identification.trajectory import parse_column_map, read_trajectory
     from .motion import central_differences
@@ -1929,7 +1935,11 @@ def _controller_gains(paths, column_map, text, reading):
         torque.append(a.tau[in_a])
         current.append(b.tau[in_b])
         velocity.append(qd[in_a])
-    return controller_gains(torque, current, velocity)
+    try:
+        return controller_gains(torque, current, velocity)
+    except DataError as exc:     # said of the logs pooled ('controller gains: joint 1: …'): the flag and the logs
+        logs = str(paths[0]) if len(paths) == 1 else f"{paths[0]} and {counted(len(paths) - 1, 'more logs')}"
+        _fail(f"{logs}: --gains-from-targets: {str(exc).removeprefix('controller gains: ')}", 2)
 
 
 def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
@@ -1939,7 +1949,7 @@ def _suggest_poses(robot_file, loaded, n_poses, pose, json_out, load):
     if loaded:
         _fail(f"--suggest-poses: proposes poses and reads no log (got {loaded[0]}); leave the logs out", 2)
     _check_outputs([robot_file], [("--json", json_out)])
-    _writable([json_out])
+    _writable([("--json", json_out)])
     with _one_line_errors(robot_file):
         poses = suggest_static_poses(require_fixed_base(load(robot_file), "payload --suggest-poses"), n_poses,
                                      pose=_numbers(pose, "--pose"))

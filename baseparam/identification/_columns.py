@@ -143,7 +143,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
             raise DataError(f"{source}: field {field}: {widths[field]} joints, but q has {n}")
     if n_dof is not None and n != n_dof:
         raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
-    return n, _gains(source, gains, n, "current" in widths)
+    return n, _gains(source, gains, n, "current" in widths, "tau" in widths)
 
 
 def matched_joints(source, names, joints, notes):
@@ -241,12 +241,14 @@ def refuse_other_order(source, names, joints, why, picked=False, whole=False):
                     f"{shown_names(joints)}{first}; {why}")
 
 
-def _gains(source, gains, n, has_current):
+def _gains(source, gains, n, has_current, has_tau):
     """Drive gains as an (n,) float array (current logs only)."""
     if not has_current:
         if gains is not None:
-            raise DataError(f"{source}: gains given, but the data has torques (field tau), not motor "
-                            "currents; gains apply to current only")
+            # said of a log of neither (positions and a wrench sensor's columns), it claimed torques it has not
+            has = "torques (field tau)" if has_tau else "no joint effort (no field tau nor current)"
+            raise DataError(f"{source}: gains given, but the data has {has}, not motor currents; gains apply to "
+                            "current only")
         return None
     if gains is None:
         raise DataError(f"{source}: field current: motor currents need drive gains "

@@ -79,7 +79,8 @@ def controller_gains(target_torque, target_current, velocity):
     ------
     DataError
         Shapes that do not match, values that are not finite, or a joint whose commanded torque does
-        not vary or whose fitted slope is not positive (no gain to read).
+        not vary, equals its commanded current sample for sample (one column read as both), or whose fitted
+        slope is not positive (no gain to read).
     """
     def stacked(value, name):
         parts = value if isinstance(value, (list, tuple)) else [value]
@@ -105,6 +106,11 @@ def controller_gains(target_torque, target_current, velocity):
     for j in range(n):
         if np.ptp(tau[:, j]) <= 1e-9 * max(np.abs(tau[:, j]).max(), 1.0):
             raise DataError(f"controller gains: joint {j + 1}: the target torque does not vary; no gain to read")
+        if np.array_equal(tau[:, j], cur[:, j]):
+            # one column read as both (payload --gains-from-targets tau=13:19,current=13:19): the fit's slope is
+            # exactly 1, a gain of 1 N·m/A taken without a word and the payload found 8 times too heavy
+            raise DataError(f"controller gains: joint {j + 1}: the target current equals the target torque, sample "
+                            "for sample (one column read as both?); no gain to read")
         A = np.column_stack([tau[:, j], np.sign(qd[:, j]), qd[:, j], np.ones(S)])
         x = np.linalg.lstsq(A, cur[:, j], rcond=None)[0]
         if not x[0] > 0:

@@ -415,6 +415,35 @@ def _of_log(traj, exc):
     return exc if traj.source == Trajectory.source else DataError(f"{traj.source}: {exc}")
 
 
+# How far (in σ: an F statistic's square root, per known quantity) the data may disagree with the known quantities
+# before a warning says so: the equations that see forces fix the scale themselves, and a known value is then held as
+# an equality whatever they say (known={'mass': 1} of the 448 kg space robot on the torques route: every estimate
+# pulled, without a word)
+KNOWN_CONTRADICTED_SIGMA = 10.0
+
+
+def _check_known_against_data(A, y, theta, G, g, labels, route):
+    """One DataWarning when the data contradict the known quantities ``G θ = g``: held, they raise the residual's sum
+    of squares beyond :data:`KNOWN_CONTRADICTED_SIGMA`² times its noise level per known quantity (an F statistic on
+    the fit's whitened rows ``A``, ``y``; ``theta`` the fit holding them). A known quantity fixing what the data do not
+    see raises nothing. Each known one the data see is said with what they find without it."""
+    free, cov, dof = _constrained_lstsq(A, y, np.zeros((0, A.shape[1])), np.zeros(0))
+    held, own = (float(np.sum((y - A @ t) ** 2)) for t in (theta, free))
+    if dof <= 0 or held - own <= 1e-12 * float(y @ y):
+        return
+    if own > 0 and (held - own) / len(g) <= KNOWN_CONTRADICTED_SIGMA ** 2 * own / dof:
+        return
+    cov = cov * (own / dof)
+    said = []
+    for label, row, value in zip(labels, G, g):
+        found, sd = float(row @ free), float(np.sqrt(max(row @ cov @ row, 0.0)))
+        if sd > 0 and abs(found - value) > KNOWN_CONTRADICTED_SIGMA * sd:
+            said.append(f"{label}={value:g} (without it {found:.6g} ± {sd:.2g}, {abs(found - value) / sd:.0f} σ away)")
+    said = said or [f"{label}={value:g}" for label, value in zip(labels, g)]
+    warn(f"known: the data of the {route} route disagree with {', '.join(said)}; every estimate is held to the value "
+         "given", DataWarning)
+
+
 def _constrained_lstsq(A, y, G, g):
     """argmin ‖A θ − y‖ subject to G θ = g: θ = θ_p + Z φ (Z spanning G's null space).
 
@@ -991,6 +1020,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         Aw = _whiten_samples(cov_s, Ab / sigma[None, :, None]).reshape(S * m, -1)
         yw = _whiten_samples(cov_s, (y2 / sigma)[:, :, None]).ravel()
         theta, cov, dof = _constrained_lstsq(Aw, yw, G, c_values)
+        rows_fitted = (Aw, yw)
         # the model's level is estimated (Σ0 from what the q̇ share leaves, raised where the moments cannot
         # resolve it; v by their sampling error): weights known up to a scale, which the whitened
         # residual's mean square estimates
@@ -999,11 +1029,14 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
         T = _whitening(residual, correlated=correlated)
         Aw, yw = _apply_rows(T, Ab), _apply_rows(T, y2[:, :, None])[:, :, 0]
         theta, cov, _ = _constrained_lstsq(Aw.reshape(S * m, -1), yw.ravel(), G, c_values)
+        rows_fitted = (Aw.reshape(S * m, -1), yw.ravel())
         if robust and np.any(noise > 0) and _leverages(cov, Aw).max() < ROBUST_LEVERAGE:
             # one covariance weighs every sample alike, but a q̇ error's share of a sample's rows, G_s e_s,
             # grows with the state as the rows do: the model covariance is optimistic there (d²/R 1.28 on
             # the space robot); the samples' own scores hold it whatever the noise's form
             cov = _cluster_covariance(cov, Aw, yw - _rows_times(Aw.reshape(S * m, -1), theta).reshape(S, m), free)
+    if len(G) and not homogeneous:
+        _check_known_against_data(*rows_fitted, theta, G, c_values, labels, route)
     # the rows' own covariance (not one pooled factor): a noise-free row at the floor must not shrink the others'
     std = np.sqrt(np.maximum(np.diag(cov), 0.0))
     std[std <= 1e-10 * np.abs(theta)] = 0.0          # what the known quantities fix (round-off aside)

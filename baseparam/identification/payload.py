@@ -199,9 +199,12 @@ class PayloadResult:
     @property
     def mass_detected(self) -> bool:
         """Whether the data tell a payload from none: the mass determined, at least 3 σ and :data:`MASS_FLOOR`
-        (1 g). Otherwise the centre of mass (first moments over a mass of about 0) and the inertia mean nothing,
-        and :meth:`to_dict` gives no vendor formats."""
-        return bool(np.isfinite(self.mass_std) and self.mass >= max(3.0 * self.mass_std, MASS_FLOOR))
+        (1 g), and the least-squares mass before the fit made it physical not below zero beyond these
+        (:func:`_below_zero`). Otherwise the centre of mass (first moments over a mass of about 0, or the body the
+        consistent fit put next to a negative one) and the inertia mean nothing, and :meth:`to_dict` gives no
+        vendor formats."""
+        return bool(np.isfinite(self.mass_std) and self.mass >= max(3.0 * self.mass_std, MASS_FLOOR)
+                    and not _mass_below_zero(self))
 
     def __repr__(self):
         com = ", ".join(f"{1e3 * v:.1f}±{1e3 * s:.1f}" if np.isfinite(s) else f"{1e3 * v:.1f}±?"
@@ -290,7 +293,7 @@ class PayloadResult:
         :func:`flange_placement`."""
         R, r = placement
         com = R.T @ (self.com - r)
-        I = R.T @ self.inertia @ R          # exactly the inertia in the last link's frame (R the identity)
+        I = R.T @ _body_inertia(self.inertia) @ R       # exactly the inertia in the last link's frame (R the identity)
         I = 0.5 * (I + I.T)
         if vendor == "ur":
             doc = {"mass": self.mass, "cog": com.tolist(),
@@ -374,7 +377,7 @@ class PayloadResult:
         """Mass, centre of mass and inertia about it in the last link frame of ``robot``: :attr:`robot`'s arm (else
         ArgumentError), across the constant transform between their last link frames (none when they agree to
         1e-9 m). ``attach(another_robot)`` put the numbers of one frame into another robot's last link unchecked."""
-        mass, com, inertia = float(self.mass), np.asarray(self.com, float), np.asarray(self.inertia, float)
+        mass, com, inertia = float(self.mass), np.asarray(self.com, float), _body_inertia(self.inertia)
         if self.robot is None or robot is self.robot:
             return mass, com, inertia
         robot = require_robot(robot)
@@ -512,6 +515,21 @@ def _frame_said(flange):
 # fit of no payload) and -9e-17 beside 1e-16 (an exact log of no payload).
 PHYSICAL_TOLERANCE = 1e-5
 SOLVER_FEASIBILITY = 1e-8
+
+
+def _body_inertia(inertia):
+    """``inertia`` (about the centre of mass, physical to the fit's slack: :func:`_check_physical`) as a body or a
+    controller takes it: itself when physical to a body's own tolerance (:func:`inertia_problem`), else with the
+    smallest isotropic term added that makes it so. A fit's principal moment of −3.6e-12 kg·m² beside 2.5e-11 (the
+    solver's round-off on a body of 1.4 g) was refused by ``payload --robot-out`` as 'Inertia.inertia: not a physical
+    inertia', naming neither flag nor file, and given to the vendors' formats as is."""
+    inertia = np.asarray(inertia, float)
+    if inertia_problem(inertia) is None:
+        return inertia
+    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    # δ lifts the lowest moment to 0 and keeps the triangle inequality (each side gains δ, the sum of two 2δ)
+    delta = max(-moments[0], moments[2] - moments[0] - moments[1], 0.0)
+    return inertia + delta * (1.0 + 1e-6) * np.eye(3)
 
 
 def _check_counts(result):
@@ -884,6 +902,13 @@ _NEGATIVE = {"difference": "the loaded and unloaded logs swapped?",
                        "real one?"}
 
 
+def _mass_below_zero(result):
+    """Whether ``result``'s least-squares mass, before the fit made it physical, is below zero beyond 3 σ and 1 g:
+    the consistent estimate keeps a mass ≥ 0, and from −2 kg (the loaded and unloaded logs swapped, a model already
+    holding the payload) it came out 0.1 ± 2e-06 kg with its centre of mass 2.2 m away, told from none."""
+    return bool(result.unconstrained[NAMES.index("M")] <= -max(3.0 * result.mass_std, MASS_FLOOR))
+
+
 def _below_zero(result):
     """What is said of ``result``'s mass (determined) when it is below zero beyond 3 σ and 1 g, else None: 'not told
     from none' was said of −2 ± 7e-05 kg (the loaded and unloaded logs given the other way round), which the data
@@ -892,7 +917,7 @@ def _below_zero(result):
     # estimate of the other modes keeps it ≥ 0 (a wrench reversed, −2.0 ± 0.0001 kg, came out 0.00033 kg and was said
     # to be 'not told from none')
     mass = float(result.unconstrained[NAMES.index("M")])
-    if mass <= -max(3.0 * result.mass_std, MASS_FLOOR):
+    if _mass_below_zero(result):
         why = _NEGATIVE.get(result.mode, "the model's last body heavier than the real one (a tool counted twice?)")
         found = f" ({mass:.2g} kg found, {result.mass:.2g} kept)" if mass != result.mass else ""
         return f"a mass below zero beyond 3 σ{found}, no physical payload ({why})"

@@ -613,7 +613,10 @@ def require_fixed_base(robot, what: str) -> Robot:
     """``robot`` itself when its base is fixed; otherwise an ArgumentError saying that ``what`` (a
     function or command) does not take floating bases yet."""
     if robot.is_floating:
-        raise ArgumentError(f"robot: {shown(robot.name)} has a floating base (base: floating); {what} handles "
+        # a URDF's base floats when read with floating=True or when its root joint floats: 'base: floating' is the
+        # YAML's key, which `excite R.urdf --floating` named as the cause
+        why = "read with floating=True, or its root joint floating" if robot.convention == "urdf" else "base: floating"
+        raise ArgumentError(f"robot: {shown(robot.name)} has a floating base ({why}); {what} handles "
                             "fixed-base robots only for now (forward dynamics, wrenches and simulation take floating "
                             "bases)")
     return robot
