@@ -248,7 +248,8 @@ def test_an_output_under_a_file_is_said_to_be_under_a_file(tmp_path, command):
     args = [command[0], str(ROOT / "robots" / "planar_rrr.yaml")] + [a.format(tmp_path / "afile") for a in command[1:]]
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 2, res.output
-    assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {tmp_path / 'afile'} is not a directory"]
+    assert res.output.strip().splitlines() == [f"baseparam: {args[-1]}: {command[1]}: {tmp_path / 'afile'} is not a "
+                                                "directory"]
     assert (tmp_path / "afile").read_text() == "mine\n"
 
 
@@ -441,7 +442,7 @@ def test_a_pgf_plot_without_its_tex_is_refused_before_the_work(tmp_path, monkeyp
     matplotlib = pytest.importorskip("matplotlib")
     _without_tex(monkeypatch, matplotlib)
     out, res = _excite_plot(tmp_path, "pgf")
-    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.pgf' needs lualatex (matplotlib's "
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: --plot: '.pgf' needs lualatex (matplotlib's "
                                                "pgf.texsystem) to write its text, and it is not found; install it, "
                                                "or give another format (.pdf, .svg)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["limits.yaml"]
@@ -466,6 +467,6 @@ def test_a_plot_with_usetex_on_and_no_latex_is_refused_before_the_work(tmp_path,
     _without_tex(monkeypatch, matplotlib)
     monkeypatch.setitem(matplotlib.rcParams, "text.usetex", True)
     out, res = _excite_plot(tmp_path, ext)
-    assert res.output.strip().splitlines() == [f"baseparam: {out}: '.{ext}' needs latex (text.usetex is on: a "
+    assert res.output.strip().splitlines() == [f"baseparam: {out}: --plot: '.{ext}' needs latex (text.usetex is on: a "
                                                "matplotlibrc?), and it is not found; install it, or turn text.usetex "
                                                "off"]
