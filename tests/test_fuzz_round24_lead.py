@@ -75,3 +75,34 @@ def test_the_vendors_inertia_says_when_the_data_did_not_see_all_of_it():
 def dataclasses_replace(result, **changes):
     import dataclasses
     return dataclasses.replace(result, **changes)
+
+
+# -- a payload robot written as a new URDF says what the URDF leaves out --------------------------------------------
+
+def test_a_new_urdf_of_a_description_with_friction_values_says_it_leaves_them_out():
+    """``robot_text(yaml_robot, 'urdf')`` dropped the description's friction values with no word: the robot read
+    back had other torques (fzapi3's find). A description without values (kuka_lwr4.yaml: declared, no values) writes
+    without a warning."""
+    import warnings
+
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.errors import DataWarning
+    from test_fuzz_round23_lead import _result
+    result = _result(np.diag([0.004, 0.005, 0.006]))
+    cad = bp.load_robot(ROOT / "robots" / "kuka_lwr4_cad.yaml")
+    with pytest.warns(DataWarning, match=r"^payload: the URDF written from .* leaves out its friction"):
+        text = result.robot_text(cad, "urdf")
+    assert text.startswith("<?xml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result.robot_text(bp.load_robot(ROOT / "robots" / "kuka_lwr4.yaml"), "urdf")     # declared, no values
+        result.robot_text(cad, "yaml")
+
+
+def test_a_flange_asked_of_something_not_a_robot_is_refused_in_words():
+    from baseparam.errors import ArgumentTypeError
+    from baseparam.identification.payload import flange_placement
+    with pytest.raises(ArgumentTypeError, match="^robot: expected a baseparam.Robot"):
+        flange_placement("x.urdf", "tool0")

@@ -419,6 +419,7 @@ class PayloadResult:
         if robot.from_urdf_text:
             return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
+        _warn_drives_left_out(robot)
         bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
                   else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
         return robot_to_urdf(attached, bodies)
@@ -461,6 +462,18 @@ class PayloadResult:
         return "identified" if self.rank >= 10 else "partly identified"
 
 
+def _warn_drives_left_out(robot):
+    """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of:
+    a URDF written from a description has no place for them (:mod:`baseparam.model.urdf_writer`), and the robot read
+    back had torques without them (2 N·m on ``kuka_lwr4_cad.yaml``), with no word."""
+    given = [name for name, values in (("friction", [v for j in robot.joints for v in j.friction]),
+                                       ("rotor inertias", [j.rotor_inertia for j in robot.joints]))
+             if any(not isinstance(v, bool) and v != 0 for v in values)]
+    if given:
+        warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
+             "written from a description has no place for them); the YAML keeps them", DataWarning)
+
+
 def flange_placement(robot, flange):
     """(R (3, 3), r (3,)): the axes and origin of a controller's flange frame in ``robot``'s last link frame
     (:meth:`PayloadResult.to_vendor`'s ``flange``: a link of the robot's URDF fixed to its last link, or x, y, z (m),
@@ -472,6 +485,8 @@ def flange_placement(robot, flange):
         A link name when ``robot`` is None or was not read from a URDF, or names no link fixed to the last link;
         numbers that are not 6 finite ones within ±100 m and ±100 rad.
     """
+    if robot is not None:                 # a file name or another object: refused in its words, not an AttributeError
+        require_robot(robot)
     if not isinstance(flange, str):
         return sensor_placement(flange, "flange")
     if robot is None or not robot.from_urdf_text:
