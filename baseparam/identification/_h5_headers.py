@@ -13,28 +13,33 @@ the read otherwise. Every read stays inside the file.
 """
 from __future__ import annotations
 
+import collections
 import struct
 
 _ATTRIBUTE, _LAYOUT, _CONTINUATION = 0x000C, 0x0008, 0x0010
+_SHARED = 0x02              # a message's flag: its body refers to a message kept elsewhere (not read here)
 _MAX_BLOCKS = 256           # header blocks followed (a cycle of continuations in a damaged file ends here)
 _MAX_BLOCK_BYTES = 1 << 24  # an object header block holds messages of at most 64 kB each; beyond this, damage
+_MAX_HEADER_BYTES = 1 << 26  # all blocks of one header read: continuations all pointing to one big block end here
 
 
 def attribute_bytes(h5file, obj_id, name, nbytes):
     """The ``nbytes`` stored bytes of attribute ``name`` of the object ``obj_id`` (an h5py ObjectID) in the open
-    file ``h5file`` (h5py.File), when its header holds it as one message; else None."""
+    file ``h5file`` (h5py.File), when its header holds it as one message; else None, as when an attribute message
+    before it is shared (its body a reference to a message kept elsewhere, which libhdf5 reads and this does not)."""
     wanted = name.encode("utf-8") + b"\0"
-    for kind, body in _messages(h5file, obj_id):
-        if kind == _ATTRIBUTE:
-            data = _attribute_data(body, wanted)
-            if data is not None:
-                return data[:nbytes] if len(data) >= nbytes else None
+    for kind, flags, body in _messages(h5file, obj_id):
+        if kind == _ATTRIBUTE and flags & _SHARED:
+            return None
+        data = _attribute_data(body, wanted) if kind == _ATTRIBUTE else None
+        if data is not None:
+            return data[:nbytes] if len(data) >= nbytes else None
     return None
 
 
 def compact_bytes(h5file, obj_id, nbytes):
     """The ``nbytes`` stored bytes of the compact dataset ``obj_id`` (its values kept in its header), or None."""
-    for kind, body in _messages(h5file, obj_id):
+    for kind, _flags, body in _messages(h5file, obj_id):
         if kind == _LAYOUT and len(body) >= 4 and body[0] in (3, 4) and body[1] == 0:
             size = struct.unpack_from("<H", body, 2)[0]
             return bytes(body[4:4 + nbytes]) if nbytes <= size <= len(body) - 4 else None
@@ -62,7 +67,8 @@ def _attribute_data(body, wanted):
 
 
 def _messages(h5file, obj_id):
-    """(type, body) of each message of the object header of ``obj_id``; nothing when it cannot be read plainly."""
+    """(type, flags, body) of each message of the object header of ``obj_id``; nothing when it cannot be read
+    plainly."""
     import h5py
 
     try:
@@ -87,13 +93,16 @@ class _Damaged(Exception):
 
 
 class _Reader:
-    """Bytes of the file at HDF5 addresses (relative to the base address), never past its end."""
+    """Bytes of the file at HDF5 addresses (relative to the base address), never past its end nor more than
+    :data:`_MAX_HEADER_BYTES` in all (the blocks read are held until their messages are)."""
 
     def __init__(self, stream, base, size):
         self.stream, self.base, self.size = stream, base, size
+        self.left = _MAX_HEADER_BYTES
 
     def read(self, address, n):
-        if address < 0 or n < 0 or n > _MAX_BLOCK_BYTES or self.base + address + n > self.size:
+        self.left -= max(n, 0)
+        if address < 0 or n < 0 or n > _MAX_BLOCK_BYTES or self.base + address + n > self.size or self.left < 0:
             raise _Damaged
         self.stream.seek(self.base + address)
         data = self.stream.read(n)
@@ -103,7 +112,8 @@ class _Reader:
 
 
 def _header(reader, address, sizes):
-    """The messages of the header at ``address``, version 1 or 2, continuation blocks included."""
+    """The messages of the header at ``address``, version 1 or 2, continuation blocks included, in libhdf5's order:
+    the blocks in the order their continuation messages are found (first found, first read)."""
     addr_size, length_size = sizes
     first = reader.read(address, 16)
     if first[:4] == b"OHDR" and first[4] == 2:
@@ -116,11 +126,11 @@ def _header(reader, address, sizes):
         data, stamp = reader.read(address + 16, struct.unpack_from("<I", first, 8)[0]), 8
     else:
         raise _Damaged
-    pending, followed = [data], 0
+    pending, followed = collections.deque([data]), 0
     while pending:
-        for kind, body in _block_messages(pending.pop(), stamp):
+        for kind, flags, body in _block_messages(pending.popleft(), stamp):
             if kind != _CONTINUATION:
-                yield kind, body
+                yield kind, flags, body
                 continue
             if len(body) < addr_size + length_size or followed >= _MAX_BLOCKS:
                 raise _Damaged
@@ -135,16 +145,16 @@ def _header(reader, address, sizes):
 
 
 def _block_messages(data, stamp):
-    """(type, body) of the messages of one header block ``data``, each after a prefix of ``stamp`` bytes (8 in a
+    """(type, flags, body) of the messages of one header block ``data``, each after a prefix of ``stamp`` bytes (8 in a
     version 1 header: type (2), size (2), flags, 3 reserved; 4 or 6 in version 2: type (1), size (2), flags,
     creation order (2))."""
     at = 0
     while at + stamp <= len(data):
         if stamp == 8:
-            kind, size = struct.unpack_from("<HH", data, at)
+            kind, size, flags = struct.unpack_from("<HHB", data, at)
         else:
-            kind, size = data[at], struct.unpack_from("<H", data, at + 1)[0]
+            kind, size, flags = struct.unpack_from("<BHB", data, at)
         if at + stamp + size > len(data):
             raise _Damaged
-        yield kind, data[at + stamp:at + stamp + size]
+        yield kind, flags, data[at + stamp:at + stamp + size]
         at += stamp + size
