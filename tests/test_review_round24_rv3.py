@@ -1,5 +1,6 @@
 """Round 24, review rv3: the stop's merged reader and writer work tried against crafted and valid inputs."""
 import io
+import os
 import struct
 
 import h5py
@@ -67,3 +68,17 @@ def test_shared_attribute_message_not_read_as_an_attribute(tmp_path):
     path.write_bytes(bytes(raw))
     with h5py.File(path, "r") as h5:
         assert _h5_headers.attribute_bytes(h5, h5.id, "joint_names", 2 * _reference(h5).itemsize) is None
+
+
+def test_kernel_cache_through_a_link_is_used_by_its_real_path(tmp_path):
+    """BASEPARAM_CACHE_DIR naming a link in a folder others may write, to a folder of this user's: the folders of the
+    real path were checked, but the libraries were checked and loaded through the link, which another user could
+    swap between the check and the load (to a folder of theirs); the cache is now used through its real path."""
+    from baseparam.dynamics import _native
+
+    mine, shared = tmp_path / "mine", tmp_path / "shared"
+    mine.mkdir(mode=0o700)
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    (shared / "cache").symlink_to(mine)
+    assert _native._trusted_cache(str(shared / "cache")) == os.path.realpath(mine)
