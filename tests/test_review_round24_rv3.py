@@ -2,6 +2,9 @@
 import io
 import os
 import struct
+import subprocess
+import sys
+import textwrap
 
 import h5py
 import numpy as np
@@ -82,3 +85,68 @@ def test_kernel_cache_through_a_link_is_used_by_its_real_path(tmp_path):
     os.chmod(shared, 0o777)
     (shared / "cache").symlink_to(mine)
     assert _native._trusted_cache(str(shared / "cache")) == os.path.realpath(mine)
+
+
+def _read_limited(path, limit_mb=700):
+    """h5_joint_names(path) in a child process whose address space is limited: its error's type and message."""
+    code = textwrap.dedent(f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, ({limit_mb} << 20, {limit_mb} << 20))
+        from baseparam.identification._arrays import h5_joint_names
+        try:
+            print("OK", h5_joint_names({str(path)!r}, "log.h5"))
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+    """)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    return done.stdout.strip() or done.stderr.strip()[-300:]
+
+
+def _dense_file(path, names, extra=12):
+    """A log whose root keeps its attributes in dense storage (a fractal heap), joint_names among them."""
+    with h5py.File(path, "w", libver="latest", track_order=True) as h5:
+        h5["q"] = np.zeros((5, len(names)))
+        for k in range(extra):
+            h5.attrs[f"note{k}"] = k
+        h5.attrs["joint_names"] = np.array(names, dtype=VLEN)
+
+
+def test_dense_attribute_declaring_a_gigabyte_refused_unread(tmp_path):
+    """Dense storage: the names were taken to be at most the file's size each, but a stored reference declares any
+    length up to 4 GiB, which libhdf5 allocates before it finds the text shorter: a file of 40 kB made the reader
+    take a gigabyte (here: its address space, limited, exhausted). Its references are now read from the heap (the
+    attribute a huge object here: 300 references, unchecksummed) and refused unread."""
+    path = tmp_path / "log.h5"
+    names = [f"joint{k:03d}MARK" for k in range(300)]
+    _dense_file(path, names)
+    raw = bytearray(path.read_bytes())
+    at = [k for k in range(len(raw) - 16) if struct.unpack_from("<I", raw, k)[0] == 12
+          and struct.unpack_from("<I", raw, k + 12)[0] in (1, 2)]
+    assert len(at) == 2
+    for k in at:
+        struct.pack_into("<I", raw, k, 1_000_000_000)
+    path.write_bytes(bytes(raw))
+    out = _read_limited(path)
+    assert out.startswith("DataError log.h5: attribute joint_names: the names up to row "), out[:300]
+
+
+@pytest.mark.parametrize("extra", [0, 12, 40])
+@pytest.mark.parametrize("count", [7, 300])
+def test_dense_attributes_read_as_written(tmp_path, extra, count):
+    path = tmp_path / "log.h5"
+    names = [f"joint_{k}_é" for k in range(count)]
+    _dense_file(path, names, extra)
+    with h5py.File(path, "a") as h5:
+        for k in range(extra // 4):
+            h5.attrs[f"big{k}"] = np.zeros(1000)         # huge objects beside
+    assert _read_limited(path) == f"OK {names}"
+
+
+def test_attribute_lengths_not_read_refused_at_four_gib_a_name():
+    from baseparam.errors import DataError
+    from baseparam.identification._arrays import _bound_unchecked_attribute
+
+    with pytest.raises(DataError, match=r"^where: 7 names of variable-length text kept where their lengths cannot be "
+                                        r"checked .* \(4 GiB each\), .*; store joint_names as a dataset$"):
+        _bound_unchecked_attribute(7, 1 << 20, "where")

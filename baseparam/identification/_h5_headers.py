@@ -7,16 +7,17 @@ refused. Their stored references (length, heap address, index) are read here, fr
 (HDF5 file format specification, section IV.A), so that the readers can bound the texts before libhdf5 reads them.
 
 Only what a writer stores plainly is read: object headers of version 1 and 2 with their continuation blocks, an
-attribute message of version 1–3 kept in the header (compact storage), a layout message of version 3–4 of the compact
-class. Anything else (dense attribute storage in a fractal heap, a damaged header) gives None, and the caller bounds
-the read otherwise. Every read stays inside the file.
+attribute message of version 1–3 kept in the header (compact storage) or in the unfiltered fractal heap of an
+object's attributes (dense storage: section III.G; its blocks one level deep, its huge objects' B-tree at most two), a
+layout message of version 3–4 of the compact class. Anything else (a deeper heap, a damaged header) gives None, and
+the caller bounds the read otherwise. Every read stays inside the file.
 """
 from __future__ import annotations
 
 import collections
 import struct
 
-_ATTRIBUTE, _LAYOUT, _CONTINUATION = 0x000C, 0x0008, 0x0010
+_ATTRIBUTE, _LAYOUT, _CONTINUATION, _ATTRIBUTE_INFO = 0x000C, 0x0008, 0x0010, 0x0015
 _SHARED = 0x02              # a message's flag: its body refers to a message kept elsewhere (not read here)
 _MAX_BLOCKS = 256           # header blocks followed (a cycle of continuations in a damaged file ends here)
 _MAX_BLOCK_BYTES = 1 << 24  # an object header block holds messages of at most 64 kB each; beyond this, damage
@@ -25,16 +26,34 @@ _MAX_HEADER_BYTES = 1 << 26  # all blocks of one header read: continuations all 
 
 def attribute_bytes(h5file, obj_id, name, nbytes):
     """The ``nbytes`` stored bytes of attribute ``name`` of the object ``obj_id`` (an h5py ObjectID) in the open
-    file ``h5file`` (h5py.File), when its header holds it as one message; else None, as when an attribute message
-    before it is shared (its body a reference to a message kept elsewhere, which libhdf5 reads and this does not)."""
+    file ``h5file`` (h5py.File), where libhdf5 finds it: in the object's header (compact storage) or, when its
+    attribute info message names a fractal heap, in that heap only (dense storage, :func:`_dense_attribute_data`).
+    None when it is not read plainly, as when an attribute message is shared (its body a reference to a message kept
+    elsewhere, which libhdf5 follows and this does not)."""
     wanted = name.encode("utf-8") + b"\0"
+    compact, heap = [], None
     for kind, flags, body in _messages(h5file, obj_id):
         if kind == _ATTRIBUTE and flags & _SHARED:
             return None
-        data = _attribute_data(body, wanted) if kind == _ATTRIBUTE else None
-        if data is not None:
-            return data[:nbytes] if len(data) >= nbytes else None
-    return None
+        if kind == _ATTRIBUTE:
+            compact.append(_attribute_data(body, wanted))
+        elif kind == _ATTRIBUTE_INFO:
+            heap = _heap_address(body, h5file.id.get_create_plist().get_sizes()[0])
+    if heap is not None:
+        data = _dense_attribute_data(h5file, heap, wanted)
+    else:
+        data = next((data for data in compact if data is not None), None)
+    return data[:nbytes] if data is not None and len(data) >= nbytes else None
+
+
+def _heap_address(info, addr_size):
+    """The address of the fractal heap of an object's attributes from its attribute info message ``info``, or None
+    (none: the attributes are in the header)."""
+    at = 2 + (2 if len(info) > 1 and info[1] & 1 else 0)     # past the version, flags and, if kept, the last index
+    if len(info) < at + addr_size or info[0] != 0:
+        return None
+    address = int.from_bytes(info[at:at + addr_size], "little")
+    return None if address == _undefined(addr_size) else address
 
 
 def compact_bytes(h5file, obj_id, nbytes):
@@ -64,6 +83,116 @@ def _attribute_data(body, wanted):
         return None
     at = start + pad(name_size) + pad(type_size) + pad(space_size)
     return bytes(body[at:]) if at <= len(body) else None
+
+
+def _dense_attribute_data(h5file, heap, wanted):
+    """The data of the attribute named ``wanted`` kept in dense storage, the fractal heap at ``heap``; None unless the
+    heap is read plainly (no I/O filters; its managed objects in the root block or the root indirect block's direct
+    blocks; its huge objects listed by a B-tree of at most two levels) and holds the name exactly once. libhdf5 finds
+    the attribute through a B-tree of names, not read here: the name found once among all the heap's objects is that
+    one."""
+    addr_size, length_size = h5file.id.get_create_plist().get_sizes()
+    found = []
+    try:            # the header was read from this file already (_messages): its name and driver are plain
+        with open(h5file.filename, "rb") as stream:
+            reader = _Reader(stream, h5file.userblock_size, h5file.id.get_filesize())
+            for address, size in _heap_blocks(reader, heap, addr_size, length_size):
+                block = reader.read(address, size)
+                found += [(block, k) for k in _occurrences(block, wanted)]      # only the blocks naming it kept
+    except (OSError, struct.error, _Damaged):
+        return None
+    if len(found) != 1:
+        return None
+    block, k = found[0]
+    # the message's start: its name follows 8 bytes of a version 1 or 2 message, 9 of a version 3 one
+    starts = [k - at for at, versions in ((8, (1, 2)), (9, (3,))) if k >= at and block[k - at] in versions]
+    return _attribute_data(block[starts[0]:], wanted) if len(starts) == 1 else None
+
+
+def _occurrences(data, wanted):
+    """The offsets of ``wanted`` in ``data``."""
+    k = data.find(wanted)
+    while k >= 0:
+        yield k
+        k = data.find(wanted, k + 1)
+
+
+def _heap_blocks(reader, address, addr_size, length_size):
+    """(address, size) of the direct blocks of the fractal heap whose header is at ``address`` (HDF5 file format
+    specification, section III.G); _Damaged unless they hold all its objects plainly (no I/O filters, no huge
+    objects, no indirect block below the root)."""
+    a, n = addr_size, length_size
+    head = reader.read(address, 22 + 12 * n + 3 * a)
+    if head[:4] != b"FRHP" or head[4] != 0 or struct.unpack_from("<H", head, 7)[0] != 0:
+        raise _Damaged                          # another version, or I/O filters on its blocks
+    at = 14 + n + a + n + a + 4 * n             # past the free space and managed objects' fields
+    huge = _huge_objects(reader, int.from_bytes(head[14 + n:14 + n + a], "little"), a, n) \
+        if int.from_bytes(head[at + n:at + 2 * n], "little") else []
+    at += 4 * n
+    width = struct.unpack_from("<H", head, at)[0]
+    start = int.from_bytes(head[at + 2:at + 2 + n], "little")
+    largest = int.from_bytes(head[at + 2 + n:at + 2 + 2 * n], "little")
+    at += 2 + 2 * n + 4
+    root = int.from_bytes(head[at:at + a], "little")
+    rows = struct.unpack_from("<H", head, at + a)[0]
+    if rows == 0:                               # the root a direct block, or none yet (all objects huge)
+        return ([(root, start)] if root != _undefined(a) else []) + huge
+    if not 0 < start <= largest or width == 0 or rows * width > 4096:
+        raise _Damaged
+    sizes = [start << max(row - 1, 0) for row in range(rows)]
+    if sizes[-1] > largest:
+        raise _Damaged                          # indirect blocks below the root
+    first = 5 + a + (struct.unpack_from("<H", head, at - 4)[0] + 7) // 8    # past the block's offset in the heap
+    entries = reader.read(root, first + rows * width * a)
+    if entries[:4] != b"FHIB":
+        raise _Damaged
+    blocks = []
+    for k in range(rows * width):
+        child = int.from_bytes(entries[first + k * a:first + (k + 1) * a], "little")
+        if child != _undefined(a):              # no block there yet
+            blocks.append((child, sizes[k // width]))
+    return blocks + huge
+
+
+def _huge_objects(reader, address, addr_size, length_size):
+    """(address, size) of the huge objects of a fractal heap (each kept whole outside its blocks), from the records of
+    the version 2 B-tree at ``address`` (of type 1: address, length, id); _Damaged unless the B-tree is a leaf or one
+    internal node of leaves (up to some 400 huge objects)."""
+    a, n = addr_size, length_size
+    head = reader.read(address, 18 + a)         # signature, version, type, node size, record size, depth, ...
+    if head[:4] != b"BTHD" or head[5] != 1:
+        raise _Damaged                          # not huge objects' records
+    node, size, depth = struct.unpack_from("<IHH", head, 6)
+    count = struct.unpack_from("<H", head, 16 + a)[0]
+    if size != a + 2 * n or depth > 1:
+        raise _Damaged
+    root = int.from_bytes(head[16:16 + a], "little")
+    if depth == 0:
+        return _records(reader.read(root, 6 + count * size), b"BTLF", count, size, a, n)
+    per_leaf = (node - 10) // size              # a leaf's records at most: the width of a child's count
+    width = (max(per_leaf, 1).bit_length() - 1) // 8 + 1
+    inner = reader.read(root, 6 + count * size + (count + 1) * (a + width))
+    found = _records(inner, b"BTIN", count, size, a, n)
+    at = 6 + count * size
+    for k in range(count + 1):
+        child = inner[at + k * (a + width):at + (k + 1) * (a + width)]
+        records = int.from_bytes(child[a:], "little")
+        found += _records(reader.read(int.from_bytes(child[:a], "little"), 6 + records * size), b"BTLF", records,
+                          size, a, n)
+    return found
+
+
+def _records(node, signature, count, size, a, n):
+    """(address, length) of the ``count`` huge objects' records of ``size`` bytes of a B-tree ``node``."""
+    if node[:4] != signature or node[5] != 1:
+        raise _Damaged
+    return [(int.from_bytes(node[6 + k * size:6 + k * size + a], "little"),
+             int.from_bytes(node[6 + k * size + a:6 + k * size + a + n], "little")) for k in range(count)]
+
+
+def _undefined(addr_size):
+    """HDF5's undefined address (all bits set) in ``addr_size`` bytes."""
+    return (1 << 8 * addr_size) - 1
 
 
 def _messages(h5file, obj_id):
