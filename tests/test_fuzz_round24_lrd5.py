@@ -368,8 +368,8 @@ def test_keys_in_another_case_read_as_csv_headers_are(tmp_path, ext):
     upper = bp.read_trajectory(_write_keys(tmp_path / f"upper{ext}", {"T": t, "Q": q, "TAU": 2 * q}))
     assert np.array_equal(upper.t, lower.t) and np.array_equal(upper.q, lower.q)
     assert np.array_equal(upper.tau, lower.tau)
-    both = bp.read_trajectory(_write_keys(tmp_path / f"both{ext}", {"t": t, "q": q, "Q": -q, "tau": 2 * q}))
-    assert np.array_equal(both.q, q)                           # 'q' as written, as before
+    both = bp.read_trajectory(_write_keys(tmp_path / f"both{ext}", {"t": t, "q": q, "Q": q, "tau": 2 * q}))
+    assert np.array_equal(both.q, q)                           # 'q' as written, 'Q' compared (rv3: refused if other)
     with pytest.raises(DataError, match=r"field q: .*'Q' and 'Positions' both hold it, with different values"):
         bp.read_trajectory(_write_keys(tmp_path / f"twins{ext}", {"T": t, "Q": q, "Positions": -q, "TAU": q}))
     mapped = bp.read_trajectory(_write_keys(tmp_path / f"map{ext}", {"T": t, "Joints": q, "TAU": q}),

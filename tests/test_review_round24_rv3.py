@@ -150,3 +150,36 @@ def test_attribute_lengths_not_read_refused_at_four_gib_a_name():
     with pytest.raises(DataError, match=r"^where: 7 names of variable-length text kept where their lengths cannot be "
                                         r"checked .* \(4 GiB each\), .*; store joint_names as a dataset$"):
         _bound_unchecked_attribute(7, 1 << 20, "where")
+
+
+def _write_keys(path, arrays):
+    """``arrays`` ({key: array}) as an NPZ, HDF5 or Parquet (a column per key) file at ``path``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if path.suffix == ".npz":
+        np.savez(path, **arrays)
+    elif path.suffix == ".h5":
+        with h5py.File(path, "w") as h5:
+            for key, value in arrays.items():
+                h5[key] = value
+    else:
+        pq.write_table(pa.table({k: (v if v.ndim == 1 else pa.array(v.tolist())) for k, v in arrays.items()}), path)
+    return path
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5", ".parquet"])
+def test_a_key_beside_its_other_case_compared_as_twins_are(tmp_path, ext):
+    """'q' beside 'Q' holding other values: 'q' was read and 'Q' left without a word, where 'q' beside 'positions'
+    is refused and a CSV header refuses 'q1' beside 'Q1'; the same values still read as before."""
+    import baseparam as bp
+    from baseparam.errors import DataError
+
+    t = np.arange(20) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    same = bp.read_trajectory(_write_keys(tmp_path / f"same{ext}", {"t": t, "q": q, "Q": q, "Time": t}))
+    assert np.array_equal(same.q, q) and np.array_equal(same.t, t)
+    with pytest.raises(DataError, match=r"field q: (key|column)s 'q' and 'Q' both hold it, with different values"):
+        bp.read_trajectory(_write_keys(tmp_path / f"other{ext}", {"t": t, "q": q, "Q": -q}))
+    with pytest.raises(DataError, match=r"field t: (key|column)s 't' and 'Time' both hold it, with different values"):
+        bp.read_trajectory(_write_keys(tmp_path / f"time{ext}", {"t": t, "q": q, "Time": t + 1}))
