@@ -183,3 +183,19 @@ def test_a_key_beside_its_other_case_compared_as_twins_are(tmp_path, ext):
         bp.read_trajectory(_write_keys(tmp_path / f"other{ext}", {"t": t, "q": q, "Q": -q}))
     with pytest.raises(DataError, match=r"field t: (key|column)s 't' and 'Time' both hold it, with different values"):
         bp.read_trajectory(_write_keys(tmp_path / f"time{ext}", {"t": t, "q": q, "Time": t + 1}))
+
+
+def test_a_parquet_log_named_in_bytes_of_another_encoding_is_read(tmp_path):
+    """A POSIX name is bytes: one not UTF-8 (Latin-1 'é') decodes with surrogates, which pyarrow refused ('cannot
+    read as Parquet: ... surrogates not allowed'), where CSV, NPZ, HDF5 and MCAP logs of that name read (the floating
+    reader opens Parquet through the same helper)."""
+    import baseparam as bp
+    from baseparam.motion import Trajectory
+
+    t = np.arange(40) * 0.01
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    plain, name = tmp_path / "log.parquet", os.fsencode(tmp_path) + b"/caf\xe9.parquet"
+    bp.write_trajectory(Trajectory(t=t, q=q, tau=2 * q), str(plain))
+    os.replace(plain, name)
+    for given in (name, os.fsdecode(name)):
+        assert np.array_equal(bp.read_trajectory(given).q, q)
