@@ -199,3 +199,27 @@ def test_a_parquet_log_named_in_bytes_of_another_encoding_is_read(tmp_path):
     os.replace(plain, name)
     for given in (name, os.fsdecode(name)):
         assert np.array_equal(bp.read_trajectory(given).q, q)
+
+
+@pytest.mark.parametrize("kind", ["mcap", "ros1"])
+def test_a_second_publisher_agreeing_to_float32_on_a_joint_held_still_is_read(tmp_path, kind):
+    """Two publishers of one topic's positions: the second (more messages, positions alone) gives them as float32
+    values (a bridge, a GUI), and joint b is held still: no step between samples to allow for, its 1.2e-8 of rounding
+    was refused as a disagreement (tolerance 1e-9); a real one (0.5 apart) still is."""
+    import baseparam as bp
+    from baseparam.errors import DataError
+    from test_logs import write_bag
+
+    def bag(name, shift):
+        t = 1.0 + np.arange(40) * 0.01
+        full = [(int(round(x * 1e9)),) * 2 + (["a", "b"], [np.sin(x), 0.7], [np.cos(x), 0.0], [1.0, 2.0]) for x in t]
+        later = t[0] + 0.0013 + np.arange(60) * (t[-1] - t[0] - 0.003) / 60
+        other = [(int(round(x * 1e9)),) * 2 + (["a", "b"], [float(np.float32(v)) for v in (np.sin(x), 0.7 + shift)],
+                                               [], []) for x in later]
+        path = tmp_path / (f"{name}.bag" if kind == "ros1" else name)
+        return write_bag(path, kind, {"/joint_states": sorted(full + other, key=lambda m: m[0])})
+
+    traj = bp.read_trajectory(bag("f32", 0.0), joints=["a", "b"])
+    assert traj.t.size == 60 and np.allclose(traj.q[:, 1], 0.7, atol=1e-7, rtol=0)
+    with pytest.raises(DataError, match="joint b: .* give positions 0.5 apart"):
+        bp.read_trajectory(bag("shifted", 0.5), joints=["a", "b"])
