@@ -1,6 +1,7 @@
 """Round 24, review rv3: the stop's merged reader and writer work tried against crafted and valid inputs."""
 import io
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -223,3 +224,27 @@ def test_a_second_publisher_agreeing_to_float32_on_a_joint_held_still_is_read(tm
     assert traj.t.size == 60 and np.allclose(traj.q[:, 1], 0.7, atol=1e-7, rtol=0)
     with pytest.raises(DataError, match="joint b: .* give positions 0.5 apart"):
         bp.read_trajectory(bag("shifted", 0.5), joints=["a", "b"])
+
+
+def test_an_output_climbing_out_of_a_file_or_a_missing_folder_is_refused(tmp_path, monkeypatch):
+    """'a_file/../x.csv' and 'missing/../x.csv' are names the system refuses (not a directory, no such one), but
+    their real path, made lexically, is 'x.csv': a file the name does not reach was written. '..' out of a folder
+    (through a link too) is written where the system resolves it, as before."""
+    import baseparam as bp
+    from baseparam.errors import StorageError
+    from baseparam.motion import Trajectory
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("x")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "elsewhere" / "inner").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere" / "inner")
+    t = np.arange(20) * 0.01
+    log = Trajectory(t=t, q=np.stack([np.sin(t), np.cos(t)], axis=1))
+    for name, reason in (("a_file/../x.csv", "Not a directory"), ("missing/../x.csv", "No such file or directory")):
+        with pytest.raises(StorageError, match=rf"^{re.escape(name)}: cannot write here \({reason}\)$"):
+            bp.write_trajectory(log, name)
+    assert not (tmp_path / "x.csv").exists()
+    bp.write_trajectory(log, "d/../y.csv")
+    bp.write_trajectory(log, "link/../z.csv")
+    assert (tmp_path / "y.csv").is_file() and (tmp_path / "elsewhere" / "z.csv").is_file()
