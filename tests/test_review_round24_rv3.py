@@ -3,9 +3,6 @@ import io
 import os
 import re
 import struct
-import subprocess
-import sys
-import textwrap
 
 import h5py
 import numpy as np
@@ -13,6 +10,7 @@ import pytest
 
 from baseparam.identification import _h5_headers
 from baseparam.identification._arrays import _reference
+from test_fuzz_round24_lrd5 import _read_limited, _write_keys
 
 VLEN = h5py.string_dtype()
 
@@ -88,22 +86,6 @@ def test_kernel_cache_through_a_link_is_used_by_its_real_path(tmp_path):
     assert _native._trusted_cache(str(shared / "cache")) == os.path.realpath(mine)
 
 
-def _read_limited(path, limit_mb=700):
-    """h5_joint_names(path) in a child process whose address space is limited: its error's type and message."""
-    code = textwrap.dedent(f"""
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, ({limit_mb} << 20, {limit_mb} << 20))
-        from baseparam.identification._arrays import h5_joint_names
-        try:
-            print("OK", h5_joint_names({str(path)!r}, "log.h5"))
-        except Exception as exc:
-            print(type(exc).__name__, exc)
-    """)
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
-    return done.stdout.strip() or done.stderr.strip()[-300:]
-
-
 def _dense_file(path, names, extra=12):
     """A log whose root keeps its attributes in dense storage (a fractal heap), joint_names among them."""
     with h5py.File(path, "w", libver="latest", track_order=True) as h5:
@@ -128,7 +110,7 @@ def test_dense_attribute_declaring_a_gigabyte_refused_unread(tmp_path):
     for k in at:
         struct.pack_into("<I", raw, k, 1_000_000_000)
     path.write_bytes(bytes(raw))
-    out = _read_limited(path)
+    out = _read_limited(path, 700)
     assert out.startswith("DataError log.h5: attribute joint_names: the names up to row "), out[:300]
 
 
@@ -141,7 +123,7 @@ def test_dense_attributes_read_as_written(tmp_path, extra, count):
     with h5py.File(path, "a") as h5:
         for k in range(extra // 4):
             h5.attrs[f"big{k}"] = np.zeros(1000)         # huge objects beside
-    assert _read_limited(path) == f"OK {names}"
+    assert _read_limited(path, 700) == f"OK {names}"
 
 
 def test_attribute_lengths_not_read_refused_at_four_gib_a_name():
@@ -151,22 +133,6 @@ def test_attribute_lengths_not_read_refused_at_four_gib_a_name():
     with pytest.raises(DataError, match=r"^where: 7 names of variable-length text kept where their lengths cannot be "
                                         r"checked .* \(4 GiB each\), .*; store joint_names as a dataset$"):
         _bound_unchecked_attribute(7, 1 << 20, "where")
-
-
-def _write_keys(path, arrays):
-    """``arrays`` ({key: array}) as an NPZ, HDF5 or Parquet (a column per key) file at ``path``."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if path.suffix == ".npz":
-        np.savez(path, **arrays)
-    elif path.suffix == ".h5":
-        with h5py.File(path, "w") as h5:
-            for key, value in arrays.items():
-                h5[key] = value
-    else:
-        pq.write_table(pa.table({k: (v if v.ndim == 1 else pa.array(v.tolist())) for k, v in arrays.items()}), path)
-    return path
 
 
 @pytest.mark.parametrize("ext", [".npz", ".h5", ".parquet"])
