@@ -126,6 +126,21 @@ def test_dense_attributes_read_as_written(tmp_path, extra, count):
     assert _read_limited(path, 700) == f"OK {names}"
 
 
+@pytest.mark.parametrize("values", [200, 2000])
+def test_dense_attribute_beside_hundreds_of_others_read(tmp_path, values):
+    """300 attributes of 1.6 kB beside (the heap's indirect blocks below its root), or of 16 kB (each a huge object
+    of the heap, listed by a B-tree of depth 2), read through; a heap not read so is bounded at 4 GiB a name, and 7
+    names were refused."""
+    path = tmp_path / "log.h5"
+    names = [f"j{k}" for k in range(7)]
+    with h5py.File(path, "w", libver="latest", track_order=True) as h5:
+        h5["q"] = np.zeros((5, 7))
+        h5.attrs["joint_names"] = np.array(names, dtype=VLEN)
+        for k in range(300):
+            h5.attrs[f"x{k}"] = np.arange(values)
+    assert _read_limited(path, 700) == f"OK {names}"
+
+
 def test_attribute_lengths_not_read_refused_at_four_gib_a_name():
     from baseparam.errors import DataError
     from baseparam.identification._arrays import _bound_unchecked_attribute

@@ -8,7 +8,7 @@ refused. Their stored references (length, heap address, index) are read here, fr
 
 Only what a writer stores plainly is read: object headers of version 1 and 2 with their continuation blocks, an
 attribute message of version 1–3 kept in the header (compact storage) or in the unfiltered fractal heap of an
-object's attributes (dense storage: section III.G; its blocks one level deep, its huge objects' B-tree at most two), a
+object's attributes (dense storage: section III.G; its blocks one level deep), a
 layout message of version 3–4 of the compact class. Anything else (a deeper heap, a damaged header) gives None, and
 the caller bounds the read otherwise. Every read stays inside the file.
 """
@@ -88,7 +88,7 @@ def _attribute_data(body, wanted):
 def _dense_attribute_data(h5file, heap, wanted):
     """The data of the attribute named ``wanted`` kept in dense storage, the fractal heap at ``heap``; None unless the
     heap is read plainly (no I/O filters; its managed objects in the root block or the root indirect block's direct
-    blocks; its huge objects listed by a B-tree of at most two levels) and holds the name exactly once. libhdf5 finds
+    blocks; its huge objects listed by their B-tree) and holds the name exactly once. libhdf5 finds
     the attribute through a B-tree of names, not read here: the name found once among all the heap's objects is that
     one."""
     addr_size, length_size = h5file.id.get_create_plist().get_sizes()
@@ -119,8 +119,8 @@ def _occurrences(data, wanted):
 
 def _heap_blocks(reader, address, addr_size, length_size):
     """(address, size) of the direct blocks of the fractal heap whose header is at ``address`` (HDF5 file format
-    specification, section III.G); _Damaged unless they hold all its objects plainly (no I/O filters, no huge
-    objects, no indirect block below the root)."""
+    specification, section III.G) and of its huge objects (:func:`_huge_objects`); _Damaged unless they hold all its
+    objects plainly (no I/O filters, no indirect block below the root)."""
     a, n = addr_size, length_size
     head = reader.read(address, 22 + 12 * n + 3 * a)
     if head[:4] != b"FRHP" or head[4] != 0 or struct.unpack_from("<H", head, 7)[0] != 0:
@@ -137,49 +137,80 @@ def _heap_blocks(reader, address, addr_size, length_size):
     rows = struct.unpack_from("<H", head, at + a)[0]
     if rows == 0:                               # the root a direct block, or none yet (all objects huge)
         return ([(root, start)] if root != _undefined(a) else []) + huge
-    if not 0 < start <= largest or width == 0 or rows * width > 4096:
-        raise _Damaged
-    sizes = [start << max(row - 1, 0) for row in range(rows)]
-    if sizes[-1] > largest:
-        raise _Damaged                          # indirect blocks below the root
+    if not 0 < start <= largest or width == 0 or width & (width - 1) or start & (start - 1) or rows > 64:
+        raise _Damaged                          # libhdf5's are powers of 2
     first = 5 + a + (struct.unpack_from("<H", head, at - 4)[0] + 7) // 8    # past the block's offset in the heap
-    entries = reader.read(root, first + rows * width * a)
-    if entries[:4] != b"FHIB":
-        raise _Damaged
-    blocks = []
-    for k in range(rows * width):
-        child = int.from_bytes(entries[first + k * a:first + (k + 1) * a], "little")
-        if child != _undefined(a):              # no block there yet
-            blocks.append((child, sizes[k // width]))
+    direct_rows = largest.bit_length() - start.bit_length() + 2          # rows of direct blocks, then indirect ones
+    blocks, pending = [], [(root, rows)]
+    while pending:
+        if len(pending) + len(blocks) > _MAX_NODES:
+            raise _Damaged
+        address, count = pending.pop()
+        entries = reader.read(address, first + count * width * a)
+        if entries[:4] != b"FHIB":
+            raise _Damaged
+        for k in range(count * width):
+            child, row = int.from_bytes(entries[first + k * a:first + (k + 1) * a], "little"), k // width
+            size = start << max(row - 1, 0)     # rows 0 and 1: the starting size, then doubling
+            if child == _undefined(a):          # no block there yet
+                continue
+            if row < direct_rows:
+                blocks.append((child, size))
+            else:                               # an indirect block of the rows that make up its size
+                pending.append((child, size.bit_length() - start.bit_length() - width.bit_length() + 2))
     return blocks + huge
 
 
 def _huge_objects(reader, address, addr_size, length_size):
     """(address, size) of the huge objects of a fractal heap (each kept whole outside its blocks), from the records of
-    the version 2 B-tree at ``address`` (of type 1: address, length, id); _Damaged unless the B-tree is a leaf or one
-    internal node of leaves (up to some 400 huge objects)."""
+    the version 2 B-tree at ``address`` (of type 1: address, length, id), of depth up to :data:`_MAX_DEPTH`."""
     a, n = addr_size, length_size
     head = reader.read(address, 18 + a)         # signature, version, type, node size, record size, depth, ...
     if head[:4] != b"BTHD" or head[5] != 1:
         raise _Damaged                          # not huge objects' records
     node, size, depth = struct.unpack_from("<IHH", head, 6)
-    count = struct.unpack_from("<H", head, 16 + a)[0]
-    if size != a + 2 * n or depth > 1:
+    if size != a + 2 * n or depth > _MAX_DEPTH or node <= 10 + size:
         raise _Damaged
-    root = int.from_bytes(head[16:16 + a], "little")
-    if depth == 0:
-        return _records(reader.read(root, 6 + count * size), b"BTLF", count, size, a, n)
-    per_leaf = (node - 10) // size              # a leaf's records at most: the width of a child's count
-    width = (max(per_leaf, 1).bit_length() - 1) // 8 + 1
-    inner = reader.read(root, 6 + count * size + (count + 1) * (a + width))
-    found = _records(inner, b"BTIN", count, size, a, n)
-    at = 6 + count * size
-    for k in range(count + 1):
-        child = inner[at + k * (a + width):at + (k + 1) * (a + width)]
-        records = int.from_bytes(child[a:], "little")
-        found += _records(reader.read(int.from_bytes(child[:a], "little"), 6 + records * size), b"BTLF", records,
-                          size, a, n)
+    widths = _pointer_widths(node, size, a, depth)
+    nodes = [(int.from_bytes(head[16:16 + a], "little"), struct.unpack_from("<H", head, 16 + a)[0], depth)]
+    found, visited = [], 0
+    while nodes:
+        visited += 1
+        if visited > _MAX_NODES:
+            raise _Damaged                      # more nodes than a heap of attributes has: a cycle
+        at, count, level = nodes.pop()
+        if not level:
+            found += _records(reader.read(at, 6 + count * size), b"BTLF", count, size, a, n)
+            continue
+        width = a + widths[0] + (widths[level - 1] if level > 1 else 0)
+        inner = reader.read(at, 6 + count * size + (count + 1) * width)
+        found += _records(inner, b"BTIN", count, size, a, n)
+        for k in range(count + 1):      # each child: its address, its records, (below depth 1) all records under it
+            child = inner[6 + count * size + k * width:6 + count * size + (k + 1) * width]
+            nodes.append((int.from_bytes(child[:a], "little"), int.from_bytes(child[a:a + widths[0]], "little"),
+                          level - 1))
     return found
+
+
+_MAX_DEPTH = 4          # a B-tree of huge objects deeper than this holds more than a file's attributes
+_MAX_NODES = 1 << 14    # nodes of that B-tree visited: more, a cycle of child pointers in a damaged file
+
+
+def _pointer_widths(node, size, a, depth):
+    """The bytes of a child pointer's counts in a version 2 B-tree of ``node``-byte nodes and ``size``-byte records
+    (libhdf5's H5B2__hdr_init): [0] a child's records (by the most a leaf holds), [d] all records under a node of
+    depth d (by the most it holds)."""
+    def width(count):
+        return (max(count, 1).bit_length() - 1) // 8 + 1
+
+    most = (node - 10) // size              # a leaf: its prefix (signature, version, type) and checksum aside
+    widths, under = [width(most)], most
+    for level in range(1, depth + 1):
+        pointer = a + widths[0] + (widths[level - 1] if level > 1 else 0)
+        here = (node - 10 - pointer) // (size + pointer)
+        under = (here + 1) * under + here
+        widths.append(width(under))
+    return widths
 
 
 def _records(node, signature, count, size, a, n):
