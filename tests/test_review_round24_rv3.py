@@ -229,3 +229,20 @@ def test_an_output_climbing_out_of_a_file_or_a_missing_folder_is_refused(tmp_pat
     bp.write_trajectory(log, "d/../y.csv")
     bp.write_trajectory(log, "link/../z.csv")
     assert (tmp_path / "y.csv").is_file() and (tmp_path / "elsewhere" / "z.csv").is_file()
+
+
+def test_a_heap_whose_indirect_blocks_point_back_to_the_root_ends():
+    """A damaged fractal heap: every entry of its root indirect block (40 rows) names the root itself, each an
+    indirect block of fewer rows than its parent: a tree of 4^40 blocks to visit, stopped at the bound."""
+    a = n = 8
+    head = bytearray(b"FRHP" + struct.pack("<BHHBI", 0, 8, 0, 0, 4096) + bytes(10 * n + 2 * a))
+    head += struct.pack("<H", 4) + struct.pack("<QQ", 512, 1024) + struct.pack("<HH", 32, 1)
+    root = 4096
+    head += struct.pack("<QH", root, 40)
+    file = bytearray(1 << 16)
+    file[:len(head)] = head
+    entries = b"FHIB" + bytes(1) + struct.pack("<Q", 0) + bytes(4) + struct.pack("<Q", root) * (40 * 4)
+    file[root:root + len(entries)] = entries
+    reader = _h5_headers._Reader(io.BytesIO(bytes(file)), 0, len(file))
+    with pytest.raises(_h5_headers._Damaged):
+        _h5_headers._heap_blocks(reader, 0, a, n)

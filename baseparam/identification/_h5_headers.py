@@ -8,10 +8,9 @@ refused. Their stored references (length, heap address, index) are read here, fr
 
 Only what a writer stores plainly is read: object headers of version 1 and 2 with their continuation blocks, an
 attribute message of version 1–3 kept in the header (compact storage) or in the unfiltered fractal heap of an
-object's attributes (dense storage: section III.G; its blocks one level deep), a
-layout message of version 3–4 of the compact class. Anything else (a deeper heap, a damaged header) gives None, and
-the caller bounds the read otherwise. Every read stays inside the file.
-"""
+object's attributes (dense storage: section III.G), a layout message of version 3–4 of the compact class. Anything
+else (a filtered heap, a damaged header) gives None, and the caller bounds the read otherwise. Every read stays inside
+the file, and the bytes read for one object are bounded."""
 from __future__ import annotations
 
 import collections
@@ -87,9 +86,8 @@ def _attribute_data(body, wanted):
 
 def _dense_attribute_data(h5file, heap, wanted):
     """The data of the attribute named ``wanted`` kept in dense storage, the fractal heap at ``heap``; None unless the
-    heap is read plainly (no I/O filters; its managed objects in the root block or the root indirect block's direct
-    blocks; its huge objects listed by their B-tree) and holds the name exactly once. libhdf5 finds
-    the attribute through a B-tree of names, not read here: the name found once among all the heap's objects is that
+    heap is read plainly (no I/O filters, :func:`_heap_blocks`) and holds the name exactly once. libhdf5 finds the
+    attribute through a B-tree of names, not read here: the name found once among all the heap's objects is that
     one."""
     addr_size, length_size = h5file.id.get_create_plist().get_sizes()
     found = []
@@ -119,8 +117,8 @@ def _occurrences(data, wanted):
 
 def _heap_blocks(reader, address, addr_size, length_size):
     """(address, size) of the direct blocks of the fractal heap whose header is at ``address`` (HDF5 file format
-    specification, section III.G) and of its huge objects (:func:`_huge_objects`); _Damaged unless they hold all its
-    objects plainly (no I/O filters, no indirect block below the root)."""
+    specification, section III.G: the root block, or those its indirect blocks list) and of its huge objects
+    (:func:`_huge_objects`); _Damaged unless they hold all its objects plainly (no I/O filters)."""
     a, n = addr_size, length_size
     head = reader.read(address, 22 + 12 * n + 3 * a)
     if head[:4] != b"FRHP" or head[4] != 0 or struct.unpack_from("<H", head, 7)[0] != 0:
@@ -141,10 +139,11 @@ def _heap_blocks(reader, address, addr_size, length_size):
         raise _Damaged                          # libhdf5's are powers of 2
     first = 5 + a + (struct.unpack_from("<H", head, at - 4)[0] + 7) // 8    # past the block's offset in the heap
     direct_rows = largest.bit_length() - start.bit_length() + 2          # rows of direct blocks, then indirect ones
-    blocks, pending = [], [(root, rows)]
+    blocks, pending, visited = [], [(root, rows)], 0
     while pending:
-        if len(pending) + len(blocks) > _MAX_NODES:
-            raise _Damaged
+        visited += 1
+        if visited > _MAX_NODES:
+            raise _Damaged                      # more indirect blocks than a heap of attributes has: a cycle
         address, count = pending.pop()
         entries = reader.read(address, first + count * width * a)
         if entries[:4] != b"FHIB":
@@ -193,7 +192,7 @@ def _huge_objects(reader, address, addr_size, length_size):
 
 
 _MAX_DEPTH = 4          # a B-tree of huge objects deeper than this holds more than a file's attributes
-_MAX_NODES = 1 << 14    # nodes of that B-tree visited: more, a cycle of child pointers in a damaged file
+_MAX_NODES = 1 << 14    # nodes of that B-tree, or a heap's indirect blocks, visited: more, a cycle in a damaged file
 
 
 def _pointer_widths(node, size, a, depth):
