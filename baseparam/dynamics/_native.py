@@ -207,10 +207,12 @@ _UNTRUSTED_SAID = set()         # the caches this process has said it does not u
 
 
 def _trusted_cache(folder):
-    """``folder`` (a cache of compiled kernels, or None) when no other user can put a library there under a kernel's
-    name or swap one after its check: it and every folder above it (through links; the nearest existing ones when it
-    is still to be made) pass :func:`_ours_alone` (the folders above it: whoever owns them). Else None (kernels
-    compiled for the run only), said once."""
+    """``folder`` (a cache of compiled kernels, or None) as its real path, when no other user can put a library there
+    under a kernel's name or swap one after its check: it and every folder above it (through links; the nearest
+    existing ones when it is still to be made) pass :func:`_ours_alone` (the folders above it: whoever owns them).
+    Else None (kernels compiled for the run only), said once. The real path, not ``folder``: a link on the way to it
+    in a folder others may write could be swapped between a library's check and its load, and the folders checked
+    are those of the real path."""
     if folder is None:
         return None
     real = os.path.realpath(folder)
@@ -232,7 +234,7 @@ def _trusted_cache(folder):
             return None
         parent = os.path.dirname(path)
         if parent == path:
-            return folder
+            return real
         path = parent
 
 

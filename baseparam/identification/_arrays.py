@@ -513,7 +513,8 @@ def _bound_vlen_attribute(h5file, attr, where):
     take more than :func:`_vlen_cap` bytes, before libhdf5 reads it: h5py reads an attribute whole, each cell's
     declared length allocated first (a crafted file of a few kB declaring names of a gigabyte, or cells all pointing
     to one long text, took gigabytes). The stored references are read from the file's root object header; an
-    attribute kept elsewhere (dense storage) is bounded by :func:`_bound_dense_attribute`."""
+    attribute whose storage is not read plainly there nor in its fractal heap (dense storage) is bounded by
+    :func:`_bound_unchecked_attribute`."""
     import h5py
 
     count = math.prod(attr.shape or ())
@@ -524,22 +525,25 @@ def _bound_vlen_attribute(h5file, attr, where):
     if raw is not None:
         _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
     else:
-        _bound_dense_attribute(count, h5file.id.get_filesize(), cap, where)
+        _bound_unchecked_attribute(count, cap, where)
 
 
-def _bound_dense_attribute(count, file_size, cap, where):
-    """Refuse ``count`` names of variable-length text kept in dense attribute storage (a fractal heap, not read here)
-    when the most they could take, each at most the file's size (``count`` × ``file_size``), exceeds both ``cap`` and
-    the memory budget: a writer's seven names in a 100 MB file are read (they could take 700 MB), 10 000 cells of a
-    crafted 300 kB file (3 GB) are not."""
+def _bound_unchecked_attribute(count, cap, where):
+    """Refuse ``count`` names of variable-length text whose stored lengths cannot be read before libhdf5 reads them
+    (an attribute's storage not read plainly by :mod:`._h5_headers`) when the most they could declare, 4 GiB each
+    (a stored length is 32 bits: libhdf5 allocates it before it finds the text shorter), exceeds both ``cap`` and the
+    memory budget: a file of a few kB declaring a gigabyte a name took a gigabyte to be refused."""
     from .._memory import budget, format_size
 
-    worst, room = count * file_size, budget()
-    if worst > max(cap, room or 0):
-        raise DataError(f"{where}: {count} names of variable-length text kept outside the file's root header (dense "
-                        f"attribute storage), where their lengths cannot be checked before they are read: they could "
-                        f"take {format_size(worst)} ({count} × the file's size), more than the "
-                        f"{format_size(max(cap, room or 0))} available; store joint_names as a dataset")
+    worst, room = count * _LONGEST_DECLARED, max(cap, budget() or 0)
+    if worst > room:
+        raise DataError(f"{where}: {count} names of variable-length text kept where their lengths cannot be checked "
+                        f"before they are read (an attribute storage not read here): they could take "
+                        f"{format_size(worst)} (4 GiB each), more than the {format_size(room)} available; store "
+                        "joint_names as a dataset")
+
+
+_LONGEST_DECLARED = (1 << 32) - 1       # bytes: the longest text a stored reference declares
 
 
 class _CountedCells:

@@ -670,10 +670,13 @@ def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
                             "positions on a topic (two publishers? remove the other's messages)")
 
 
+_FLOAT32_EPS = float(np.finfo(np.float32).eps)
+
+
 def _worst_disagreement(base, other, joints, key):
     """(joint, gap, time) of the largest gap between ``other``'s positions and ``base``'s interpolated at its times
     (within both spans), when it exceeds the steps of the two streams between their samples (the most interpolation
-    can miss), else None."""
+    can miss) and float32 rounding, else None."""
     inside = (other.stamps >= base.stamps.min()) & (other.stamps <= base.stamps.max())
     if not inside.any():
         return None
@@ -682,7 +685,9 @@ def _worst_disagreement(base, other, joints, key):
         mine, theirs = base.arrays[key][:, base.names.index(j)], other.arrays[key][:, other.names.index(j)]
         order, their_order = np.argsort(base.stamps, kind="stable"), np.argsort(other.stamps, kind="stable")
         steps = [np.abs(np.diff(v[o])).max(initial=0.0) for v, o in ((mine, order), (theirs, their_order))]
-        tolerance = sum(steps) + 1e-9 * (1.0 + np.abs(mine).max(initial=0.0))
+        # and their rounding: a publisher of float32 values (a bridge, a GUI) agrees to 1.2e-7, which a joint held
+        # still (no step to allow for) refused at 1e-9
+        tolerance = sum(steps) + _FLOAT32_EPS * (1.0 + max(np.abs(v).max(initial=0.0) for v in (mine, theirs)))
         gaps = np.abs(theirs[inside] - _interp(other.stamps[inside], base.stamps[order], mine[order]))
         k = int(np.argmax(gaps))
         if gaps[k] > tolerance and (worst is None or gaps[k] > worst[1]):

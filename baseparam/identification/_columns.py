@@ -355,7 +355,8 @@ def _other_case(source, field, name, available, thing):
 
 def default_twins(columns, defaults, available, chosen):
     """(field, chosen name, other name) for each field taken by its default name whose other default names the file
-    also has (an NPZ's ``t`` and ``time``, a Parquet's ``q`` and ``positions``): the reader compares their values,
+    also has, in any case (an NPZ's ``t`` and ``time``, a Parquet's ``q`` and ``positions``, ``q`` and ``Q``): the
+    reader compares their values,
     since the documented preference read the first and left the other, however different, without a word.
 
     Parameters
@@ -376,12 +377,13 @@ def default_twins(columns, defaults, available, chosen):
     for field, name in chosen.items():
         if field in columns:
             continue
-        if name in defaults[field]:          # spelled as a default: its twins spelled so too (as before)
-            twins += [(field, name, other) for other in defaults[field] if other != name and other in available]
-        else:                                # found in another case: its twins in any case
-            wanted = {c.casefold() for c in defaults[field]}
-            twins += [(field, name, other) for other in available
-                      if isinstance(other, str) and other != name and other.casefold() in wanted]
+        # its twins spelled as defaults first (as before), then in any case: 'Q' beside 'q' was left unread,
+        # however different, where a CSV header refuses 'q1' beside 'Q1'
+        others = [other for other in defaults[field] if other != name and other in available]
+        wanted = {c.casefold() for c in defaults[field]}
+        others += [other for other in available if isinstance(other, str) and other != name
+                   and other.casefold() in wanted and other not in others]
+        twins += [(field, name, other) for other in others]
     return twins
 
 
