@@ -38,6 +38,7 @@ from .._validation import CHECKED_BYTES, check_flag, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters
+from .momenta_graph import build_momenta_rate
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
 from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
 
@@ -86,9 +87,9 @@ class Kernel:
     The C kernel (``fd``, ``fd_packed``, ``fd_batch`` and ``rk4``) is compiled on first need (:meth:`native`).
     """
 
-    def __init__(self, robot):
+    def __init__(self, robot, build=build_forward):
         self.n_q, self.n_v, self.floating = robot.n_q, robot.n_v, robot.is_floating
-        g, outputs = build_forward(robot)
+        g, outputs = build(robot)
         self.graph, self.outputs = g, outputs
         offsets = motion_offsets(robot)
         first, shapes = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof), [j.friction_model for j in robot.joints]
@@ -121,9 +122,16 @@ class Kernel:
         return self._lib
 
 
-def kernel(robot) -> Kernel:
-    """The :class:`Kernel` of a robot (built once per robot object and kept in its kernels)."""
-    return kernels_of(robot).get("forward", (), lambda: Kernel(robot))
+# the graphs a Kernel compiles, by name: q̈ (the ABA), and the two halves of a simulation in Poisson impulses (q, p),
+# q̇ = M(q)⁻¹ p and ṗ (Ivanov's rate; a fixed base), through the same C template and calls (q, q̇, τ) → out
+GRAPHS = {"forward": build_forward, "inverse_mass": functools.partial(build_forward, inverse_mass=True),
+          "momenta_rate": build_momenta_rate}
+
+
+def kernel(robot, graph="forward") -> Kernel:
+    """The :class:`Kernel` of a robot's ``graph`` (:data:`GRAPHS`; built once per robot object and kept in its
+    kernels)."""
+    return kernels_of(robot).get(graph, (), lambda: Kernel(robot, GRAPHS[graph]))
 
 
 class ForwardDynamics:
@@ -164,6 +172,8 @@ class ForwardDynamics:
     4.0
     """
 
+    _graph = "forward"          # the kernel's graph (GRAPHS): a private subclass evaluates another of the same form
+
     def __init__(self, model=None, *args, native=True, **kwargs):
         before = set(self.__dict__)             # a subclass's attributes set before this __init__
         if model is None and "robot" in kwargs:          # the deprecated form by keyword: (robot=..., p=...)
@@ -180,7 +190,7 @@ class ForwardDynamics:
         model = standard_model(model)
         robot = model.robot
         self.model, self.robot, self.parameters = model, robot, model.parameters
-        self.kernel = kernel(robot)
+        self.kernel = kernel(robot, self._graph)
         p = forward_parameters(robot, link_parameters(model))
         self._lock = threading.Lock()           # a call's buffers: threads may share one object (forward_dynamics does)
         self._p_list = p.tolist()

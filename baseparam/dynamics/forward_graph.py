@@ -114,12 +114,16 @@ def _body(g, P, start):
     return rigid_inertia(g, m, [hx, hy, hz], [xx, xy, xz, yy, yz, zz])
 
 
-def build_forward(robot):
+def build_forward(robot, *, inverse_mass=False):
     """Expression graph of q̈ = FD(q, q̇, τ) with the parameters as inputs.
 
     Inputs: ``c``, ``s``, ``d`` (cos, sin, travel of joint k), ``sgn`` (sign of its q̇), ``qd`` and
     ``tau`` (by index into q̇ and τ, which lead with a floating base's 6), ``q`` (a floating base's
     quaternion, indices 3–6), ``p`` (:func:`forward_parameters`).
+
+    With ``inverse_mass`` the graph of M(q)⁻¹ τ instead: q̇ read as zero, no gravity, no friction (the
+    velocity terms fold away). Given Poisson impulses as τ, it is q̇ = M(q)⁻¹ p by the articulated
+    inertias (Vereshchagin's sweep; :mod:`baseparam.dynamics.momenta`).
 
     Returns
     -------
@@ -132,7 +136,7 @@ def build_forward(robot):
     nb = 6 if robot.is_floating else 0
     layout = slots(robot)
     inputs = {name: [g.input(name, k) for k in range(n)] for name in ("c", "s", "d", "sgn", "stb")}
-    qd = inputs["qd"] = [g.input("qd", nb + k) for k in range(n)]
+    qd = inputs["qd"] = [zero if inverse_mass else g.input("qd", nb + k) for k in range(n)]
     tau = [g.input("tau", nb + k) for k in range(n)]
 
     def P(r):
@@ -142,7 +146,7 @@ def build_forward(robot):
     axis = [m.motion_index() for m in models]
     parents = robot.parents
     if robot.is_floating:          # base twist [v, ω] and wrench [f, n] (public order) → angular first
-        vb = [g.input("qd", i) for i in SWAP]
+        vb = [zero if inverse_mass else g.input("qd", i) for i in SWAP]
         base_I = _body(g, P, layout.bodies[n])
         base_p = [x - g.input("tau", i) for x, i in zip(force_cross(vb, matvec(base_I, vb)), SWAP)]
     else:
@@ -167,7 +171,7 @@ def build_forward(robot):
         U[k] = [I[i][ax] for i in range(6)]
         D = U[k][ax]
         effort = tau[k] - pA[k][ax]
-        drive = {kind: P(r) for (j, kind), r in layout.drives.items() if j == k}
+        drive = {kind: P(r) for (j, kind), r in layout.drives.items() if j == k and not (inverse_mass and kind != "IA")}
         if "IA" in drive:
             D = D + drive["IA"]
         for kind in ("FV", "FC", "FO", "FS"):
@@ -190,7 +194,7 @@ def build_forward(robot):
             base_p = [a + b for a, b in zip(base_p, pa)]
 
     outputs = []
-    gravity = [constant(g, x) for x in robot.gravity_si]
+    gravity = [zero] * 3 if inverse_mass else [constant(g, x) for x in robot.gravity_si]
     if robot.is_floating:                                      # 3. accelerations (relative to gravity)
         ab = solve_symmetric(g, base_I, [-x for x in base_p])
         g0 = base_gravity(g, gravity)

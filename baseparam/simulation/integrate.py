@@ -20,13 +20,17 @@ RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit
 (``λ(1 − |q|²) q``, λ = 10/s), and the logged quaternions are normalized.
 
 ``state='momenta'`` integrates Ivanov's form instead, the configuration and the Poisson impulses
-(q, p) with ṗ from :func:`~baseparam.dynamics.momenta.momenta_rate`'s recursion and q̇ from his O(N)
-solver (``solver='ltdl'`` or ``'sweep'``); it runs in numpy one sample at a time, far slower than the
-compiled (q, q̇) path, and is there for his method and for comparison.
+(q, p) with ṗ = Aᵀ(F* − v ×* μ) + Q (:func:`~baseparam.dynamics.momenta.momenta_rate`) and q̇ = M(q)⁻¹ p by
+his O(N) recursion. A fixed base's steps run compiled (:class:`~baseparam.dynamics.momenta.CompiledRates`:
+the articulated inertias' sweep, then ṗ: two calls of compiled code a step) and ``solver``
+(``'ltdl'`` or ``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples; a floating base's steps run his
+solver in numpy one sample at a time (hundreds of times slower than compiled). It is there for his method and
+for comparison.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 import numpy as np
 
@@ -36,7 +40,7 @@ from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
-from ..dynamics.momenta import SOLVERS, generalized_momenta, hamiltonian_rates, velocities_from_momenta
+from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, hamiltonian_rates, velocities_from_momenta
 from ..dynamics.samples import LinkParameters, robot_states, standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
@@ -46,7 +50,9 @@ from .noise import SensorNoise, checked_gains
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
-EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t before the motion is refused
+EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t begun before the motion is refused
+EVALUATIONS_AT_START = 20_000       # … and beside them, wherever the motion is (a start's first steps, a sharp turn)
+FINEST_COUNTED = 1e-4               # s: intervals of t shorter than this earn evaluations as intervals of this length
 PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
 MIN_STEP = 1e-9             # s: the shortest time step taken (a nanosecond; no robot's log is sampled faster)
 MIN_RTOL = 100 * np.finfo(float).eps    # solve_ivp's smallest rtol: it raises a smaller one to it, with a UserWarning
@@ -89,7 +95,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     state : {'velocities', 'momenta'}
         Integrate (q, q̇) or Ivanov's (q, p) (module notes).
     solver : {'ltdl', 'sweep'}
-        Ivanov's solver for ``state='momenta'``.
+        Ivanov's solver for ``state='momenta'``: a floating base's steps, and the q̇ logged by a ``solve_ivp`` method
+        (a fixed base steps in compiled code; module notes).
     source : str, optional
         The log's name (default ``simulate(<robot name>)``).
 
@@ -243,9 +250,24 @@ class _Torque:
                 raise ArgumentError("tau: contains NaN or inf")
             self.rows = np.broadcast_to(with_base_wrench(robot, rows), (len(t), robot.n_v))
 
+    def _interpolated(self, time):
+        """The rows interpolated linearly at ``time``, from the two around it: np.interp over the whole of t converted
+        every column (O(S) an evaluation: 10⁶ samples took ms a call); on the interval's two rows it finds the same
+        interval and gives its numbers to the bit."""
+        lo = min(max(int(np.searchsorted(self.t, time, side="right")) - 1, 0), len(self.t) - 2)
+        return interp_columns([time], self.t[lo:lo + 2], self.rows[lo:lo + 2])[0]
+
+    def at_samples(self, q, qd):
+        """The torques (S, n_v) at the times t of a motion's states q (S, n_q), q̇ (S, n_v): a controller called at
+        each sample; rows as given (np.interp at t[k] itself is rows[k], to the bit: 10⁶ samples were 10⁶ calls of
+        it, 20 s)."""
+        if self.callback is None:
+            return np.array(self.rows, dtype=float)
+        return np.array([self(time, q[k], qd[k]) for k, time in enumerate(self.t)])
+
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
-            return self.rows[k] if k is not None else interp_columns([time], self.t, self.rows)[0]
+            return self.rows[k] if k is not None else self._interpolated(time)
         try:
             value = self.callback(time, q, qd)
         except BaseParamError:                     # the library's own one-line words, as they are
@@ -308,6 +330,7 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
         links = LinkParameters(robot, model.p, model.parameters)
+        compiled = None if robot.is_floating else CompiledRates(model)
         y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
@@ -318,34 +341,28 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
             q[3:7] /= np.linalg.norm(q[3:7])
         return q
 
-    budget = EVALUATIONS_PER_INTERVAL * (len(t) - 1) + 20_000
-    calls = [0]
+    budget = _EvaluationBudget(t)
 
     def rhs(time, y):
-        calls[0] += 1
         if not (np.abs(y) <= ABSURD).all():     # diverging (or NaN): stop, rather than shrink the step forever
             raise SimulationError(f"the simulation diverged (a state beyond {ABSURD:g} or not finite at "
                                   f"t = {time:.6g} s); check the parameters (a physical body per link) and the torques")
-        if calls[0] > budget:                   # steps far below the sampling: a motion too violent to follow
-            raise SimulationError(f"the simulation needed more than {budget} evaluations by t = {time:.6g} s (steps "
-                                  "far below the sampling interval); check the torques and the parameters")
+        budget.spend(time)
         with np.errstate(all="ignore"):         # a singular M(q) gives non-finite rates, refused above next call
             return _rates(time, y)
 
     def _rates(time, y):
         q = unit(y[:n_q])
-        if state == "momenta":
+        if state == "momenta" and compiled is not None:
+            qd = _kernel_at(time, compiled.velocities, q, y[n_q:])
+            rate = _kernel_at(time, compiled.rate, q, qd, torque(time, q, qd))
+        elif state == "momenta":
             qd, rate = hamiltonian_rates(robot, links, q[None], y[None, n_q:],
                                          lambda qd: torque(time, q, qd[0])[None], solver)
             qd, rate = qd[0], rate[0]
         else:
             qd = y[n_q:]
-            tau = torque(time, q, qd)
-            try:
-                rate = fd(q, qd, tau)
-            except ArgumentError as exc:        # q̈ not finite: M(q) singular here, a motion no robot makes
-                raise SimulationError(f"the simulation diverged at t = {time:.6g} s ({exc}); check the parameters "
-                                      "(a physical body per link) and the torques") from None
+            rate = _kernel_at(time, fd, q, qd, torque(time, q, qd))
         dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
             quat = y[3:7]
@@ -362,7 +379,8 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {sol.message}; check the parameters "
                               "(a physical body per link), the torques and the tolerances")
     y = sol.y.T
-    q = np.array([unit(row) for row in y[:, :n_q]])
+    # a fixed base's q as solve_ivp gave it: 10⁶ samples were 10⁶ calls of unit, which copies nothing then
+    q = np.array([unit(row) for row in y[:, :n_q]]) if robot.is_floating else y[:, :n_q].copy()
     if state == "momenta":
         # a step into a q where M(q) is indefinite (bodies not physical): the motion's error at its time, before
         # q̇ = M⁻¹ p's ArgumentError of a sample
@@ -370,28 +388,88 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         qd = velocities_from_momenta(model, q, y[:, n_q:], solver)
     else:
         qd = y[:, n_q:].copy()
-    taus = np.array([torque(time, q[k], qd[k]) for k, time in enumerate(t)])
-    return q, qd, taus
+    return q, qd, torque.at_samples(q, qd)
+
+
+class _EvaluationBudget:
+    """The right-hand sides a ``solve_ivp`` motion may take by the time it has reached: :data:`EVALUATIONS_PER_INTERVAL`
+    for each interval of t begun, and :data:`EVALUATIONS_AT_START`; at the end, the whole motion's count as before.
+    A motion whose steps shrink far below the sampling where it is (a Coulomb joint that sticks, chattering) is
+    refused there: a count for the whole motion let 10⁶ samples stall 2·10⁹ evaluations at a sticking joint near
+    their start (hours), and 51 samples 120 000 (2 s compiled, 55 s of Ivanov's numpy recursion). Sampling finer
+    than :data:`FINEST_COUNTED` (10 kHz) earns no more (2·10⁷ evaluations a simulated second): a smooth motion's
+    steps do not shrink with the samples asked for, while 10⁶ samples of a second earned 2000 evaluations a µs."""
+
+    def __init__(self, t):
+        self.t, self.calls, self.farthest = t, 0, t[0]
+        self.allowed = self._allowed()
+
+    def _allowed(self):
+        begun = min(int(np.searchsorted(self.t, self.farthest, side="right")), len(self.t) - 1)
+        counted = min(begun, 1 + int((self.farthest - self.t[0]) / FINEST_COUNTED))
+        return EVALUATIONS_PER_INTERVAL * counted + EVALUATIONS_AT_START
+
+    def spend(self, time):
+        """Count one evaluation at ``time``; a SimulationError when the motion has taken more than it may by then."""
+        self.calls += 1
+        if time > self.farthest:
+            self.farthest = time
+        if self.calls > self.allowed:
+            self.allowed = self._allowed()          # only when the count reaches it: a search per interval, not a call
+            if self.calls > self.allowed:           # steps far below the sampling: a motion too violent to follow
+                raise SimulationError(f"the simulation needed more than {self.allowed} evaluations by t = {time:.6g} s "
+                                      "(steps far below the sampling interval); check the torques and the parameters")
+
+
+def _kernel_at(time, kernel, *state):
+    """``kernel(*state)`` of a simulation's step at ``time``: a compiled kernel's ArgumentError of a value not finite
+    (M(q) singular, a state diverging) said as the simulation's :class:`SimulationError` with the time."""
+    try:
+        return kernel(*state)
+    except ArgumentError as exc:        # not finite: M(q) singular here, a motion no robot makes
+        raise SimulationError(f"the simulation diverged at t = {time:.6g} s ({exc}); check the parameters "
+                              "(a physical body per link) and the torques") from None
 
 
 def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
-    """RK4 in (q, p), torque held per interval: Ivanov's form, in numpy one sample at a time."""
+    """RK4 in (q, p), torque held per interval: Ivanov's form, one sample at a time (compiled for a fixed base,
+    :class:`~baseparam.dynamics.momenta.CompiledRates`; numpy's recursion for a floating one)."""
     robot = model.robot
-    links = LinkParameters(robot, model.p, model.parameters)
     S = len(t)
     q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
     q[0], qd[0] = q0, qd0
     x, m = q0.copy(), generalized_momenta(model, q0, qd0)
-
-    def rates(x, m, tau):
-        v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
-        return configuration_rate(robot, x[None], v)[0], rate[0]
+    velocities, rates = _momenta_rates(model, solver)
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
         h = (t[k + 1] - t[k]) / substeps
         for _ in range(substeps):
-            x, m = rk4_step(rates, x, m, h, robot.is_floating, taus[k])
-        v, _ = hamiltonian_rates(robot, links, x[None], m[None], taus[k][None], solver)
-        q[k + 1], qd[k + 1] = x, v[0]
+            x, m = rk4_step(partial(rates, t[k]), x, m, h, robot.is_floating, taus[k])
+        q[k + 1], qd[k + 1] = x, velocities(t[k + 1], x, m)
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
+
+
+def _momenta_rates(model, solver):
+    """(velocities(time, q, p) → q̇, rates(time, q, p, τ) → (q̇ as dq/dt, ṗ)) of RK4's steps in (q, p), one sample
+    each: the compiled kernels for a fixed base, Ivanov's ``solver`` in numpy for a floating base."""
+    robot = model.robot
+    if not robot.is_floating:
+        compiled = CompiledRates(model)
+
+        def velocities(time, x, m):
+            return _kernel_at(time, compiled.velocities, x, m)
+
+        def rates(time, x, m, tau):
+            v = velocities(time, x, m)
+            return v, _kernel_at(time, compiled.rate, x, v, tau)
+        return velocities, rates
+    links = LinkParameters(robot, model.p, model.parameters)
+
+    def numpy_rates(time, x, m, tau):
+        v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
+        return configuration_rate(robot, x[None], v)[0], rate[0]
+
+    def numpy_velocities(time, x, m):
+        return hamiltonian_rates(robot, links, x[None], m[None], np.zeros((1, robot.n_v)), solver)[0][0]
+    return numpy_velocities, numpy_rates
