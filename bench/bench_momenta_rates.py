@@ -20,8 +20,14 @@ from baseparam.dynamics.samples import LinkParameters
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 from conftest import planar_arm  # noqa: E402
+from _scope import scope_line  # noqa: E402 (bench/ is on the path: the script's folder)
 
 ROBOTS = pathlib.Path(__file__).resolve().parents[1] / "robots"
+
+# which robots of robots/ this bench runs on, and why not the others (printed first)
+SCOPE = (["ur10e_cad.yaml", "kuka_lwr4_cad.yaml"],
+         "two arms with bodies, friction and rotor inertias of the real robots beside a generated planar arm "
+         "(the sticking motion fzapi found slow); the per-evaluation ratio does not depend on the arm's kind")
 
 
 def per_call(function, calls=300, rounds=3):
@@ -64,8 +70,13 @@ def sticking_motion():
         print(f"planar arm, Coulomb sticking, state={state:10s}: {time.process_time() - start:5.1f} s CPU  ({said}…)")
 
 
-if __name__ == "__main__":
+def main():
+    print(scope_line(SCOPE))
     for model in (bp.Model(planar_arm()), bp.Model(bp.load_robot(ROBOTS / "ur10e_cad.yaml")),
                   bp.Model(bp.load_robot(ROBOTS / "kuka_lwr4_cad.yaml"))):
         one_evaluation(model)
     sticking_motion()
+
+
+if __name__ == "__main__":
+    main()

@@ -251,8 +251,8 @@ class CompiledRates:
     """(q̇, ṗ) of one state (q, p) of a fixed-base robot by two compiled kernels, for a simulation's steps: q̇ = M(q)⁻¹ p
     by the ABA's articulated inertias at rest (:func:`~baseparam.dynamics.forward_graph.build_forward`'s
     ``inverse_mass``: Vereshchagin's sweep, the algebra of ``solver='sweep'``), then ṗ of (q, q̇, τ)
-    (:mod:`~baseparam.dynamics.momenta_graph`). :func:`hamiltonian_rates`' numbers to round-off, 200–400 times
-    faster on one sample (2–3 µs against numpy's 0.5–1 ms of 6×6 products per body; ``bench/bench_momenta_rates.py``).
+    (:mod:`~baseparam.dynamics.momenta_graph`). :func:`hamiltonian_rates`' numbers to round-off, hundreds of times
+    faster on one sample than numpy's 6×6 products per body (``bench/bench_momenta_rates.py`` prints the ratio).
 
     Parameters
     ----------
