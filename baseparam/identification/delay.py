@@ -54,7 +54,7 @@ from numbers import Real
 import numpy as np
 
 from .._checks import counted
-from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
+from .._validation import check_field_kinds, check_finite_fields, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory, central_differences, interp_columns
 
@@ -95,7 +95,9 @@ class DelayEstimate:
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in note
         number = (Real, "a number")
-        check_field_kinds(self, {"seconds": number, "correlation": number, "step": number})
+        check_field_kinds(self, {"seconds": number, "correlation": number, "step": number, "method": (str, "a str"),
+                                 "source": (str, "a str")})
+        check_finite_fields(self, ("seconds", "correlation", "step"))      # a NaN delay reached note and milliseconds
 
     @property
     def milliseconds(self) -> float:
