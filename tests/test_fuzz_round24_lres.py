@@ -127,6 +127,13 @@ REFUSED = [
                                                      r"non-empty list of FitErrors"),
     ("MotionComparison", "runs", {1: None}, r"^MotionComparison\.runs: a key: expected a motion's name"),
     ("MotionLimits", "source", "x" * 10 ** 6, r"^MotionLimits\.source: a text of"),
+    ("Trajectory", "notes", ("x",) * 10 ** 6, r"^<arrays>: notes: 1000000 notes; expected at most 10000$"),
+    ("Trajectory", "notes", (1,), r"^<arrays>: notes\[0\]: expected a str \(one of the notes\), got int$"),
+    ("Trajectory", "source", "x" * 10 ** 6, r"^source: a text of 1000000 characters"),
+    ("Trajectory", "skipped_unit", "x" * 10 ** 6, r"^<arrays>: skipped_unit: a text of 1000000 characters"),
+    ("Trajectory", "skipped", np.zeros((2, 2)), r"^<arrays>: skipped\[0\]: expected \(row number, reason\)"),
+    ("Trajectory", "contacts", np.zeros(10 ** 6), r"^<arrays>: contacts: 1000000 names without contact wrenches"),
+    ("Reference", "skipped", (("a", "b"),), r"skipped\[0\]: expected \(row number, reason\)"),
 ]
 
 
