@@ -509,7 +509,12 @@ def check_field_shapes(result, shapes, *, optional=None):
                                     f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got None")
         if value is None:
             continue
-        got = np.shape(value)
+        try:
+            got = np.shape(value)
+        except ValueError:          # a ragged list ([[1, 2], [3]]): numpy's bare "inhomogeneous shape"
+            raise ArgumentError(f"{type(result).__name__}.{name}: expected an array of shape "
+                                f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got rows of "
+                                f"different lengths") from None
         fits = len(got) == len(shape) and all(lengths.setdefault(want, size) == size if isinstance(want, str)
                                               else want == size for want, size in zip(shape, got))
         if not fits:

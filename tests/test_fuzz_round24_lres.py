@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import baseparam as bp
 from baseparam.errors import BaseParamError
-from conftest import planar_arm, planar_sines
+from conftest import ROOT, planar_arm, planar_sines
 
 LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5, "qdd": 6.0}, {"q": [-1.5, 1.5], "qd": 2.0},
                      {"q": [-2.5, 2.5], "qd": 2.5, "qdd": 8.0}]}
@@ -52,6 +52,12 @@ def results(tmp_path_factory):
                 "MotionComparison": bp.compare_motions(model, {"a": reference}, reference, methods=("ols",),
                                                        noise=bp.SensorNoise(tau=0.01, seed=1))}
     made["FitErrors"] = next(iter(made["MotionComparison"].fits.values()))[0]
+    space = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    made["FloatingExperiment"] = bp.free_floating_experiment(
+        bp.Model(space), np.linspace(0, 2, 81), lambda t, q, qd: 3 * np.sin(0.5 * t + np.arange(space.n_dof)))
+    mass = sum(j.inertia.mass for j in space.joints) + space.base_inertia.mass
+    made["FloatingIdentification"] = bp.identify_floating(space, made["FloatingExperiment"].log, route="momentum",
+                                                          known={"mass": float(mass)})
     return made
 
 
@@ -77,7 +83,7 @@ REFUSED = [
     ("BaseParameters", "pivots", (), r"^BaseParameters\.pivots: expected shape \(rank,\) \(rank = 18\), got \(0,\)"),
     ("BaseParameters", "names", "x" * 10 ** 6, r"^BaseParameters\.names: expected a list of names \(str\), got str$"),
     ("BaseParameters", "names", ["x"] * 19, r"^BaseParameters\.rank: expected a whole number from 19 to 19"),
-    ("BaseParameters", "standard_names", [], r"^BaseParameters\.pivots: expected indices from 0 to -1"),
+    ("BaseParameters", "standard_names", [], r"^BaseParameters\.unidentifiable: 15 names of 0 standard"),
     ("BaseParameters", "unidentifiable", np.zeros((2, 2)), r"^BaseParameters\.unidentifiable: expected a list"),
     ("BaseParameters", "exact", np.zeros(0), r"^BaseParameters\.exact: expected True or False"),
     ("BaseParameters", "note", None, r"^BaseParameters\.note: expected a str, got NoneType$"),
@@ -117,7 +123,7 @@ REFUSED = [
     ("LogResult", "source", math.nan, r"^LogResult\.source: expected a str, got float$"),
     ("Identification", "logs", ("x",), r"^Identification\.logs\[0\]: expected a LogResult, got str$"),
     ("TrackingRun", "tracking_error", None, r"^TrackingRun\.tracking_error: expected an array of shape"),
-    ("TrackingRun", "tracking_error", np.full(5, np.nan), r"^TrackingRun\.tracking_error: expected finite"),
+    ("TrackingRun", "tracking_error", np.full(3, np.nan), r"^TrackingRun\.tracking_error: expected finite"),
     ("PayloadResult", "identifiable", "x" * 10 ** 6, r"^PayloadResult\.identifiable: expected a list of names"),
     ("PayloadResult", "rmse", np.full(3, np.nan), r"^PayloadResult\.rmse: expected finite numbers"),
     ("PayloadResult", "mode", "x" * 10 ** 6, r"^PayloadResult\.mode: a text of"),
@@ -127,6 +133,20 @@ REFUSED = [
                                                      r"non-empty list of FitErrors"),
     ("MotionComparison", "runs", {1: None}, r"^MotionComparison\.runs: a key: expected a motion's name"),
     ("MotionLimits", "source", "x" * 10 ** 6, r"^MotionLimits\.source: a text of"),
+    ("BaseParameters", "length_power", [[1, 2], [3]], r"^BaseParameters\.length_power: expected an array of shape "
+                                                      r"\(n_standard,\), got rows of different lengths$"),
+    ("BaseParameters", "unidentifiable", ("x",) * 100, r"^BaseParameters\.unidentifiable: 100 names of 39 standard"),
+    ("PayloadResult", "identifiable", ("x",) * 10 ** 5, r"^PayloadResult\.identifiable: 100000 combinations; "),
+    ("DelayEstimate", "seconds", 1e308, r"^DelayEstimate\.seconds: expected a number from -1e\+06 to 1e\+06"),
+    ("ExcitationDesign", "rate", math.nan, r"^ExcitationDesign\.rate: expected a number > 0, got nan$"),
+    ("ExcitationDesign", "criterion_value", math.nan, r"^ExcitationDesign\.criterion_value: expected finite"),
+    ("ExcitationDesign", "condition_number", math.nan, r"^ExcitationDesign\.condition_number: NaN"),
+    ("TrackingRun", "tracking_error", [], r"^TrackingRun\.tracking_error: expected shape \(3,\), got \(0,\)$"),
+    ("FloatingIdentification", "names", np.full(3, np.nan), r"^FloatingIdentification\.names: expected a list"),
+    ("FloatingIdentification", "combinations_matrix", None, r"^FloatingIdentification\.combinations_matrix: "
+                                                            r"expected an array of shape \(R, n_standard\), got None"),
+    ("FloatingIdentification", "known", None, r"^FloatingIdentification\.known: expected a dict, got NoneType$"),
+    ("FloatingIdentification", "known", {"mass": "x"}, r"^FloatingIdentification\.known: 'mass': 'x'; expected"),
     ("Trajectory", "notes", ("x",) * 10 ** 6, r"^<arrays>: notes: 1000000 notes; expected at most 10000$"),
     ("Trajectory", "notes", (1,), r"^<arrays>: notes\[0\]: expected a str \(one of the notes\), got int$"),
     ("Trajectory", "source", "x" * 10 ** 6, r"^source: a text of 1000000 characters"),

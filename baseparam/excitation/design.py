@@ -21,7 +21,8 @@ from .._atomic import robot_protected
 from .._checks import check_progress, check_written_format, shown
 from .._numbers import flat_values, is_whole, zero_d_number
 from .._validation import (check_entries, check_field_kinds, check_finite_fields, check_flag, check_flag_fields,
-                           check_memory, check_number, check_option, check_real_array, check_seed, check_workers,
+                           check_memory, check_number, check_option, check_positive, check_real_array, check_seed,
+                           check_workers,
                            float_fields)
 from .._values import ComparedByValue
 from .._warnings import warn
@@ -213,6 +214,10 @@ class ExcitationDesign(ComparedByValue):
         # the keys read reached to_dict, summary and _repr_html_ as bare KeyErrors and format errors
         object.__setattr__(self, "criterion", check_option(self.criterion, "ExcitationDesign.criterion", CRITERIA))
         check_flag_fields(self, ("torque_limited",))
+        check_positive(self.rate, "ExcitationDesign.rate")              # NaN figures in its report and samples
+        check_finite_fields(self, ("criterion_value",))
+        if math.isnan(self.condition_number):                           # inf: a motion that misses a column
+            raise ArgumentError("ExcitationDesign.condition_number: NaN; expected a number ≥ 1 (inf when singular)")
         float_fields(self, ("torque_max", "noise"))
         for name in ("torque_max", "noise"):
             if getattr(self, name) is not None:

@@ -160,6 +160,9 @@ class PayloadResult:
                                  "mode": (str, "a str"), "robot": ((Robot, None), "a bp.Robot or None")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters", "rmse"))
         check_name_fields(self, ("identifiable",))       # joined into its summary and to_dict
+        if len(self.identifiable) > 10:         # combinations of the 10 payload parameters
+            raise ArgumentError(f"PayloadResult.identifiable: {len(self.identifiable)} combinations; expected at most "
+                                f"10 (of the payload's 10 parameters)")
         _check_counts(self)
         _check_physical(self)
         _check_deviations(self)

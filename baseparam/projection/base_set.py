@@ -139,6 +139,9 @@ class BaseParameters(ComparedByValue):
         check_name_fields(self, ("names", "standard_names", "unidentifiable"))
         n_standard = len(self.standard_names)
         check_count_fields(self, {"rank": (len(self.names), len(self.names))})
+        if len(self.unidentifiable) > n_standard:       # a few of the standard names (its summary lists them)
+            raise ArgumentError(f"BaseParameters.unidentifiable: {len(self.unidentifiable)} names of "
+                                f"{n_standard} standard parameters")
         check_index_field(self, "pivots", n_standard)
         float_fields(self, ("Y",))
         check_field_shapes(self, {"Y": ("rank", "n_standard"), "names": ("rank",), "pivots": ("rank",),

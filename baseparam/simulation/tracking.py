@@ -230,8 +230,9 @@ class TrackingRun(ComparedByValue):
         check_field_kinds(self, {"reference": (Reference, "a baseparam.Reference"), "truth": trajectory,
                                  "log": trajectory,
                                  "record": ((tuple, list), "a tuple of field names"), "logged_torque": (str, "a str")})
-        # its repr reads the largest error: None was a bare AttributeError, NaN a "nan" figure
-        check_field_shapes(self, {"tracking_error": ("n_samples",)}, optional=())
+        # its repr reads the largest error: None was a bare AttributeError, [] numpy's bare "zero-size array", NaN a
+        # "nan" figure
+        check_field_shapes(self, {"tracking_error": (self.reference.n_dof,)}, optional=())
         check_finite_fields(self, ("tracking_error",))
         check_name_fields(self, ("record",))
 
