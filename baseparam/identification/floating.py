@@ -86,8 +86,8 @@ from .._checks import counted, is_file_name
 from .._numbers import is_real, real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_field_shapes,
-                           check_instance, check_name_fields, check_number, check_option, check_parameter_vector,
-                           check_robot, check_samples, check_seed, float_fields, shown)
+                           check_finite_fields, check_instance, check_name_fields, check_number, check_option,
+                           check_parameter_vector, check_robot, check_samples, check_seed, float_fields, shown)
 from .._values import ComparedByValue
 from .._warnings import deprecated_parameter
 from ..errors import ArgumentError, DataError, SettingsError, SimulationError, long_values_shortened, printable
@@ -279,6 +279,9 @@ class FloatingIdentification(ComparedByValue):
         check_field_shapes(self, {"values": ("R",), "std": ("R",), "names": ("R",),
                                   "combinations_matrix": ("R", "n_standard"), "standard_names": ("n_standard",)},
                            optional=("std", "covariance", "unconstrained", "standard"))
+        check_field_shapes(self, {"rmse": ("rows",), "rows": ("rows",)}, optional=())     # to_dict's per-row figures
+        check_finite_fields(self, [name for name in ("values", "combinations_matrix", "standard", "rmse")
+                                   if getattr(self, name) is not None])        # NaN estimates in its texts and JSON
         check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
                                  "n_samples": (Integral, "a whole number"), "known": (dict, "a dict")})
         for name, value in self.known.items():       # its repr shows each by :g
