@@ -52,6 +52,7 @@ def results(tmp_path_factory):
                 "MotionComparison": bp.compare_motions(model, {"a": reference}, reference, methods=("ols",),
                                                        noise=bp.SensorNoise(tau=0.01, seed=1))}
     made["FitErrors"] = next(iter(made["MotionComparison"].fits.values()))[0]
+    made["Processed"] = bp.preprocess(log, bp.Preprocessing.none())
     space = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
     made["FloatingExperiment"] = bp.free_floating_experiment(
         bp.Model(space), np.linspace(0, 2, 81), lambda t, q, qd: 3 * np.sin(0.5 * t + np.arange(space.n_dof)))
@@ -156,6 +157,9 @@ REFUSED = [
     ("Trajectory", "skipped_unit", "x" * 10 ** 6, r"^<arrays>: skipped_unit: a text of 1000000 characters"),
     ("Trajectory", "skipped", np.zeros((2, 2)), r"^<arrays>: skipped\[0\]: expected \(row number, reason\)"),
     ("Trajectory", "contacts", np.zeros(10 ** 6), r"^<arrays>: contacts: 1000000 names without contact wrenches"),
+    ("Processed", "segment", [[1, 2], [3]], r"^<arrays>: field segment: expected integers of shape \(200,\), one "
+                                            r"per sample, got object of shape \(\)$"),
+    ("Processed", "kept", [[True], []], r"^<arrays>: field kept: expected booleans of shape \(200,\)"),
     ("Reference", "skipped", (("a", "b"),), r"skipped\[0\]: expected \(row number, reason\)"),
 ]
 
