@@ -151,6 +151,7 @@ REFUSED = [
     ("FloatingIdentification", "rmse", None, r"^FloatingIdentification\.rmse: expected an array of shape \(rows,\)"),
     ("FloatingIdentification", "standard_names", "x", r"^FloatingIdentification\.standard_names: expected a list"),
     ("FloatingIdentification", "values", [np.nan] * 52, r"^FloatingIdentification\.values: expected finite"),
+    ("FloatingIdentification", "unseen", ("x",) * 10 ** 5, r"^FloatingIdentification\.unseen: 100000 names of 70 "),
     ("Trajectory", "notes", ("x",) * 10 ** 6, r"^<arrays>: notes: 1000000 notes; expected at most 10000$"),
     ("Trajectory", "notes", (1,), r"^<arrays>: notes\[0\]: expected a str \(one of the notes\), got int$"),
     ("Trajectory", "source", "x" * 10 ** 6, r"^source: a text of 1000000 characters"),

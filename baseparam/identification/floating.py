@@ -280,6 +280,9 @@ class FloatingIdentification(ComparedByValue):
                                   "combinations_matrix": ("R", "n_standard"), "standard_names": ("n_standard",)},
                            optional=("std", "covariance", "unconstrained", "standard"))
         check_field_shapes(self, {"rmse": ("rows",), "rows": ("rows",)}, optional=())     # to_dict's per-row figures
+        if len(self.unseen) > len(self.standard_names):          # some of the standard names: its texts list them
+            raise ArgumentError(f"FloatingIdentification.unseen: {len(self.unseen)} names of "
+                                f"{len(self.standard_names)} standard parameters")
         check_finite_fields(self, [name for name in ("values", "combinations_matrix", "standard", "rmse")
                                    if getattr(self, name) is not None])        # NaN estimates in its texts and JSON
         check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
