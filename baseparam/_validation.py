@@ -509,7 +509,12 @@ def check_field_shapes(result, shapes, *, optional=None):
                                     f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got None")
         if value is None:
             continue
-        got = np.shape(value)
+        try:
+            got = np.shape(value)
+        except ValueError:          # a ragged list ([[1, 2], [3]]): numpy's bare "inhomogeneous shape"
+            raise ArgumentError(f"{type(result).__name__}.{name}: expected an array of shape "
+                                f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}), got rows of "
+                                f"different lengths") from None
         fits = len(got) == len(shape) and all(lengths.setdefault(want, size) == size if isinstance(want, str)
                                               else want == size for want, size in zip(shape, got))
         if not fits:
@@ -523,7 +528,8 @@ def check_field_kinds(result, kinds):
     """Refuse a result built by hand (a public dataclass) whose fields hold objects of the wrong kind: ``kinds`` maps a
     field's name to (type or tuple of types, what it should be), None among the types for a field that may be None.
     Its methods would otherwise fail deep inside on an attribute the object lacks (``'str' object has no attribute
-    'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field."""
+    'base_'``). Called once, at construction; an ArgumentTypeError naming the class and the field. A text is at
+    most :data:`MAX_RESULT_TEXT` characters (a 1 MB ``source`` or ``method`` reached every repr, summary and file)."""
     for name, (kind, what) in kinds.items():
         kinds_ = kind if isinstance(kind, tuple) else (kind,)
         value = getattr(result, name)
@@ -533,6 +539,8 @@ def check_field_kinds(result, kinds):
         # np.str_ or np.float64 showed as np.str_('…') in their texts
         if value is None or isinstance(value, (bool, np.bool_)):
             continue
+        if isinstance(value, str):
+            check_text_length(f"{type(result).__name__}.{name}", value)
         for plain, abstract in ((int, numbers.Integral), (float, numbers.Real), (str, str)):
             if abstract in kinds_ and isinstance(value, abstract):
                 if type(value) is not plain:
@@ -553,6 +561,101 @@ def _plain_value(name, value, plain, what):
         raise ArgumentError(f"{name}: {BEYOND_FLOAT}; expected {what}") from None
     except (TypeError, ValueError):
         raise ArgumentTypeError(f"{name}: expected {what}, got {type(value).__name__} {shown(value)}") from None
+
+
+# A text field of a result built by hand (a note, a source, a method) longer than this is none the library builds: a
+# 1 MB note reached every repr, summary and file written; so is a list field (names, notes) of more items than this.
+MAX_RESULT_TEXT = 100_000
+MAX_RESULT_ITEMS = 10_000_000
+
+
+def check_text_length(name, text, *, error=ArgumentError):
+    """``text`` (a str or None) when within :data:`MAX_RESULT_TEXT` characters, else ``error``."""
+    if text is not None and len(text) > MAX_RESULT_TEXT:
+        raise error(f"{name}: a text of {len(text)} characters; expected at most {MAX_RESULT_TEXT}")
+
+
+def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=ArgumentError,
+                type_error=ArgumentTypeError):
+    """Refuse ``value`` unless it is a list or tuple of at most ``limit`` str (``what`` they are, for the message), each
+    within :data:`MAX_RESULT_TEXT` characters: ``error`` for too many or too long, ``type_error`` for another kind.
+    O(number of items)."""
+    if not isinstance(value, (list, tuple)):
+        raise type_error(f"{name}: expected a list of {what} (str), got {type(value).__name__}")
+    if len(value) > limit:
+        raise error(f"{name}: {len(value)} {what}; expected at most {limit}")
+    if set(map(type, value)) <= {str} and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
+        return          # (by type and length in C: results with thousands of names are built in loops)
+    for k, item in enumerate(value):
+        if not isinstance(item, str):
+            raise type_error(f"{name}[{k}]: expected a str (one of the {what}), got {type(item).__name__}")
+        check_text_length(f"{name}[{k}]", item, error=error)
+
+
+def check_name_fields(result, names, *, optional=()):
+    """Refuse a result built by hand (a public dataclass) whose fields ``names`` are not a list or tuple of str (None
+    where ``optional`` names the field), each within :data:`MAX_RESULT_TEXT` characters and at most
+    :data:`MAX_RESULT_ITEMS` of them (:func:`check_texts`): its methods index them and join them into texts (an array
+    of names had no truth value, a str was read letter by letter). Their lengths against the other fields:
+    :func:`check_field_shapes`. Called once, at construction."""
+    for name in names:
+        value = getattr(result, name)
+        if not (value is None and name in optional):
+            check_texts(value, f"{type(result).__name__}.{name}")
+
+
+def check_entries(value, name, entries):
+    """Refuse a dict field of a result built by hand (``name``: ``Class.field`` or deeper) that lacks one of the keys
+    ``entries`` lists or holds a value of another kind there: ``entries`` maps a key to (type or tuple of types, what
+    it should be). Its methods read those keys (a design's ``refinement={}`` reached its repr as a bare KeyError, a
+    text among its numbers as "Unknown format code 'g'"). Other keys are left alone. Called once, at construction."""
+    if not isinstance(value, dict):
+        raise ArgumentTypeError(f"{name}: expected a dict, got {type(value).__name__}")
+    for key, (kind, what) in entries.items():
+        if key not in value:
+            raise ArgumentError(f"{name}: no entry {key!r}; expected {', '.join(map(repr, entries))}")
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if numbers.Real in kinds and isinstance(value[key], (bool, np.bool_)) and bool not in kinds:
+            raise ArgumentTypeError(f"{name}[{key!r}]: expected {what}, got bool")
+        check_instance(value[key], f"{name}[{key!r}]", kinds, what)
+
+
+def check_count_fields(result, bounds):
+    """Refuse a result built by hand (a public dataclass) whose count fields are no whole number within their bounds:
+    ``bounds`` maps a field's name to (low, high), either None for no bound (a rank beyond its standard parameters
+    reached the methods as a bare IndexError). A numpy integer is kept as int. Called once, at construction."""
+    check_field_kinds(result, {name: (numbers.Integral, "a whole number") for name in bounds})
+    for name, (low, high) in bounds.items():
+        value = getattr(result, name)
+        if isinstance(value, (bool, np.bool_)):
+            raise ArgumentTypeError(f"{type(result).__name__}.{name}: expected a whole number, got {shown(value)}")
+        check_number(value, f"{type(result).__name__}.{name}", low=low, high=high, integer=True)
+
+
+def check_flag_fields(result, names):
+    """Refuse a result built by hand (a public dataclass) whose fields ``names`` are not True or False (a numpy bool is
+    kept as bool): its methods read them by their truth value, which an array has none of. Called once, at
+    construction."""
+    for name in names:
+        object.__setattr__(result, name, check_flag(getattr(result, name), f"{type(result).__name__}.{name}"))
+
+
+def check_index_field(result, name, bound):
+    """Refuse a result built by hand (a public dataclass) whose field ``name`` is not a 1-D array of whole numbers from
+    0 to ``bound`` − 1 (its methods index with it: floats, strings or a 2-D array reached them as numpy's bare
+    IndexError). A list of ints is kept as an int array; an int array as it is. Its length: :func:`check_field_shapes`.
+    Called once, at construction."""
+    value, label = getattr(result, name), f"{type(result).__name__}.{name}"
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise ArgumentError(f"{label}: expected a 1-D array of indices (whole numbers), got {shown(value)}")
+    if arr.size and not (arr.min() >= 0 and arr.max() < bound):
+        raise ArgumentError(f"{label}: expected indices from 0 to {bound - 1}, got {shown(value)}")
+    if arr is not value:
+        object.__setattr__(result, name, arr.astype(np.intp))
 
 
 def float_fields(result, names):
@@ -582,10 +685,12 @@ def _with_read_only_mappings(kind, fields, proxied):
 
 
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
-           "check_angle_tolerance", "check_field_kinds", "check_field_shapes", "check_finite_fields", "check_flag",
-           "check_input", "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory",
-           "check_mimic", "check_names", "check_number", "check_option", "check_parameter_range",
+           "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds", "check_field_shapes",
+           "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field", "check_input",
+           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic",
+           "check_name_fields", "check_names", "check_number", "check_option", "check_parameter_range",
            "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_real_array", "check_robot",
-           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states", "comma_list",
-           "float_fields", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
-           "reduce_read_only_mappings", "refuse_special", "shown", "unit_quaternions"]
+           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states",
+           "check_text_length", "check_texts", "comma_list", "float_fields", "is_real", "is_whole",
+           "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
+           "unit_quaternions"]

@@ -20,8 +20,9 @@ from typing import Optional
 import numpy as np
 
 from ._checks import counted
-from ._validation import all_finite, check_allocation, check_flag, check_instance, quaternion_norms, shown
-from ._numbers import distinct_seconds, real_array
+from ._validation import (all_finite, check_allocation, check_flag, check_instance, check_text_length,
+                          check_texts, quaternion_norms, shown)
+from ._numbers import distinct_seconds, is_whole, real_array
 from ._values import ComparedByValue
 from .errors import DataError, printable
 
@@ -241,6 +242,7 @@ def check_motion(motion):
     # str() (source=3, b'x', None, a list), a name no file has
     check_instance(motion.source, "source", (str, os.PathLike), "a str or a path (the motion's name in messages)")
     source = os.fsdecode(motion.source) if isinstance(motion.source, os.PathLike) else motion.source
+    check_text_length("source", source, error=error)     # every message and repr starts with it
     object.__setattr__(motion, "source", printable(source))
     check_flag(motion.floating, f"{motion.source}: floating", error=error)
     # words of skipped_summary's line: text, escaped as the source
@@ -255,6 +257,7 @@ def check_motion(motion):
                 object.__setattr__(motion, name, tuple(value))
             except TypeError:
                 raise error(f"{motion.source}: {name}: expected a tuple, got {shown(value)}") from None
+    _check_listed(motion, error)
     arrays, coarse = {}, None
     for field in MOTION_FIELDS:
         value = getattr(motion, field)
@@ -306,6 +309,29 @@ def check_motion(motion):
         fail("order", "t", t=t, step=step, coarse=coarse)
     if motion._uniform is not None and step.size and np.abs(step - step[0]).max() > motion._uniform * step[0]:
         fail("uniform", "t", low=step.min(), high=step.max())
+
+
+# A reader writes a few notes (a clock, an interpolation, joints left out): a million of them reached every repr, the
+# CLI's output and the reports as megabytes of text.
+MAX_NOTES = 10_000
+
+
+def _check_listed(motion, error):
+    """Refuse a motion whose notes or contact names are not text (at most :data:`MAX_NOTES` notes), or whose
+    ``skipped`` is not (row number, reason) pairs: its repr, ``skipped_summary`` and the CLI read them (a 2-D array of
+    skipped rows reached ``skipped_summary`` as a bare AttributeError). A contact name needs contact wrenches.
+    O(number of items), at construction."""
+    source = motion.source
+    check_text_length(f"{source}: skipped_unit", motion.skipped_unit, error=error)
+    check_texts(motion.notes, f"{source}: notes", limit=MAX_NOTES, what="notes", error=error, type_error=error)
+    if motion.contacts and getattr(motion, "wrenches", None) is None:
+        raise error(f"{source}: contacts: {counted(len(motion.contacts), 'names')} without contact wrenches; expected "
+                    f"none (the names of the wrenches' contacts)")
+    check_texts(motion.contacts, f"{source}: contacts", what="contact names", error=error, type_error=error)
+    for k, item in enumerate(motion.skipped):
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and is_whole(item[0]) and isinstance(item[1], str)):
+            raise error(f"{source}: skipped[{k}]: expected (row number, reason), got {shown(item)}")
+        check_text_length(f"{source}: skipped[{k}]", item[1], error=error)
 
 
 def interp_columns(x, xp, fp):

@@ -66,7 +66,8 @@ def test_a_number_of_lower_precision_within_its_bounds_is_still_taken(value, bou
 def _payload():
     return bp.PayloadResult(mass=1.5, com=np.array([0.01, 0.0, 0.05]), inertia=np.eye(3) * 0.01, mass_std=0.01,
                             com_std=np.zeros(3), inertia_std=np.zeros((3, 3)), parameters=np.zeros(10),
-                            unconstrained=np.zeros(10), covariance=np.eye(10), identifiable=list(range(10)), rank=10,
+                            unconstrained=np.zeros(10), covariance=np.eye(10),
+                            identifiable=[f"p{k}" for k in range(10)], rank=10,
                             mode="dynamic", n_samples=100, rmse=np.ones(6))
 
 

@@ -29,8 +29,8 @@ from types import MappingProxyType
 
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
-from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_option,
-                           check_path, comma_list, reduce_read_only_mappings)
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_name_fields,
+                           check_option, check_path, comma_list, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -74,7 +74,9 @@ class ExportResult:
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in summary()
         check_field_kinds(self, {"files": ((tuple, list), "a tuple of paths"), "functions": (Mapping, "a mapping"),
-                                 "base_names": ((tuple, list), "a tuple of names")})
+                                 "base_names": ((tuple, list), "a tuple of names"), "lang": (str, "a str"),
+                                 "prefix": (str, "a str")})
+        check_name_fields(self, ("files", "base_names"))       # joined into its repr and summary
 
     def __repr__(self):
         names = [os.path.basename(f) for f in self.files]

@@ -36,14 +36,15 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from numbers import Real
+from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Optional
 
 import numpy as np
 
-from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_number,
-                           check_seed, reduce_read_only_mappings)
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_entries, check_field_kinds, check_finite_fields, check_flag,
+                           check_instance, check_name_fields, check_number, check_seed, is_real,
+                           reduce_read_only_mappings, shown)
 from ..errors import ArgumentError, ExportError, printable
 from . import _shared_order
 from ._printer import _safe
@@ -114,6 +115,24 @@ class Equations:
                                  "max_error": ((Real, None), "a number or None"),
                                  "max_torque": ((Real, None), "a number or None"), "gravity": number,
                                  "offsets": sequence, "lengths": mapping})
+        # what its texts read of them: a symbol per name, each in constants, the counts' keys, finite numbers (a NaN
+        # error reached the repr, fewer offsets than joints python_source as a bare IndexError; none: no offsets)
+        check_name_fields(self, ("names",))
+        if len(self.symbols) != len(self.names) or not all(isinstance(s, sympy.Symbol) for s in self.symbols):
+            raise ArgumentError(f"Equations.symbols: expected {len(self.names)} sympy Symbols (one per name), got "
+                                f"{shown(self.symbols)}")
+        missing = next((s for s in self.symbols if s not in self.constants), None)
+        if missing is not None:
+            raise ArgumentError(f"Equations.constants: no entry for the symbol {missing}")
+        counts = dict.fromkeys(("mul", "add", "sincos"), (Integral, "a whole number"))
+        check_entries(dict(self.operation_count), "Equations.operation_count", counts)
+        check_entries(dict(self.code_count), "Equations.code_count", counts)
+        check_finite_fields(self, [name for name in ("max_error", "max_torque", "gravity")
+                                   if getattr(self, name) is not None])
+        n_dof = self.robot.n_dof
+        if len(self.offsets) not in (0, n_dof) or not all(map(is_real, self.offsets)):
+            raise ArgumentError(f"Equations.offsets: expected {n_dof} finite numbers (one per joint) or none, got "
+                                f"{shown(self.offsets)}")
 
     def _repr_markdown_(self):
         return self.markdown()
@@ -244,7 +263,8 @@ class Equations:
         lines += [f"    {s.name} = p[{r}]" for r, s in enumerate(self.symbols) if s in used]
         names = {s.name for s in used}
         for k in range(n):
-            for name, code in ((f"q{k + 1}", f"q[..., {k}] + {self.offsets[k]!r}" if self.offsets[k] else
+            offset = self.offsets[k] if self.offsets else 0.0        # none given (the field's default): none
+            for name, code in ((f"q{k + 1}", f"q[..., {k}] + {offset!r}" if offset else
                                 f"q[..., {k}]"), (f"qd{k + 1}", f"qd[..., {k}]"), (f"qdd{k + 1}", f"qdd[..., {k}]")):
                 if name in names:
                     lines.append(f"    {name} = {code}")

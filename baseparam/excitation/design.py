@@ -20,8 +20,10 @@ import numpy as np
 from .._atomic import robot_protected
 from .._checks import check_progress, check_written_format, shown
 from .._numbers import flat_values, is_whole, zero_d_number
-from .._validation import (check_field_kinds, check_finite_fields, check_flag, check_memory, check_number, check_option,
-                           check_seed, check_workers)
+from .._validation import (check_entries, check_field_kinds, check_finite_fields, check_flag, check_flag_fields,
+                           check_memory, check_number, check_option, check_positive, check_real_array, check_seed,
+                           check_workers,
+                           float_fields)
 from .._values import ComparedByValue
 from .._warnings import warn
 from ..errors import ArgumentError, ExcitationWarning, RobotDescriptionError
@@ -104,6 +106,38 @@ class SearchSummary:
         return self.counted > 0
 
 
+_CONDITION_ENTRIES = {**dict.fromkeys(("with_drives", "rigid_body", "column_normalised"), (Real, "a number")),
+                      **dict.fromkeys(("with_drives_columns", "rigid_body_columns"),
+                                      ((list, tuple), "a list of names"))}
+_REFINEMENT_ENTRIES = {"start_value": (Real, "a number"), "value": (Real, "a number"),
+                       "iterations": (Integral, "a whole number"), "complete": ((bool, np.bool_), "True or False")}
+
+
+def _check_design_dicts(design):
+    """Refuse a hand-built design's ``condition_numbers``, ``bounds`` or ``refinement`` without the entries its report
+    and summary read (:func:`~baseparam._validation.check_entries`); each bound (n_dof,) finite numbers."""
+    numbers = design.condition_numbers
+    if design.parameters not in numbers:
+        raise ArgumentError(f"ExcitationDesign.condition_numbers: no entry {design.parameters!r} (the base set's "
+                            f"parameters)")
+    for parameters, entry in numbers.items():
+        check_entries(entry, f"ExcitationDesign.condition_numbers[{parameters!r}]", _CONDITION_ENTRIES)
+    n_dof = design.series.n_dof
+    check_entries(design.bounds, "ExcitationDesign.bounds",
+                  dict.fromkeys(("q_min", "q_max", "qd_max", "qdd_max"), (np.ndarray, "an array of shape (n_dof,)")))
+    for key, value in design.bounds.items():
+        check_real_array(f"ExcitationDesign.bounds[{key!r}]", value, 1, shape=lambda shape, key=key: _one_per_joint(
+            f"ExcitationDesign.bounds[{key!r}]", shape, n_dof))
+    if design.refinement is not None:
+        check_entries(design.refinement, "ExcitationDesign.refinement", _REFINEMENT_ENTRIES)
+
+
+def _one_per_joint(name, shape, n_dof):
+    """Refuse a shape other than (n_dof,)."""
+    if shape != (n_dof,):
+        raise ArgumentError(f"{name}: expected shape ({n_dof},) (the series' joints), got {shape}")
+
+
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
 class ExcitationDesign(ComparedByValue):
     """An excitation trajectory and how well it conditions the identification.
@@ -176,6 +210,20 @@ class ExcitationDesign(ComparedByValue):
                                  "payload": ((PayloadColumns, None), "the design's PayloadColumns or None"),
                                  # its report reads the keys: a text there failed as '**' of a str in to_dict
                                  "refinement": ((dict, None), "the wide design's refinement dict or None")})
+        # what its report and summary read of the rest: a wrong criterion, a text among the torques, a dict without
+        # the keys read reached to_dict, summary and _repr_html_ as bare KeyErrors and format errors
+        object.__setattr__(self, "criterion", check_option(self.criterion, "ExcitationDesign.criterion", CRITERIA))
+        check_flag_fields(self, ("torque_limited",))
+        check_positive(self.rate, "ExcitationDesign.rate")              # NaN figures in its report and samples
+        check_finite_fields(self, ("criterion_value",))
+        if math.isnan(self.condition_number):                           # inf: a motion that misses a column
+            raise ArgumentError("ExcitationDesign.condition_number: NaN; expected a number ≥ 1 (inf when singular)")
+        float_fields(self, ("torque_max", "noise"))
+        for name in ("torque_max", "noise"):
+            if getattr(self, name) is not None:
+                _one_per_joint(f"ExcitationDesign.{name}", getattr(self, name).shape, self.series.n_dof)
+                check_finite_fields(self, (name,))
+        _check_design_dicts(self)
 
     robot = property(lambda self: self.base.robot)
     parameters = property(lambda self: self.base.parameters)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
-from .._validation import check_instance, check_input, check_robot
+from .._validation import check_field_kinds, check_input, check_robot
 from .._values import ComparedByValue
 from .._warnings import warn
 from ..dynamics.samples import ABSURD
@@ -64,7 +64,7 @@ class MotionLimits(ComparedByValue):
 
     def __post_init__(self):
         # built by motion_limits, or by hand: checked once here, so the design never indexes a wrong shape
-        check_instance(self.source, "MotionLimits.source", str, "a str")
+        check_field_kinds(self, {"source": (str, "a str")})
         n = None
         for name in _FIELDS:
             arr = real_array(f"MotionLimits.{name}", getattr(self, name), ArgumentError)

@@ -54,13 +54,15 @@ from numbers import Real
 import numpy as np
 
 from .._checks import counted
-from .._validation import check_field_kinds, check_instance, check_number, check_robot, shown
+from .._validation import check_field_kinds, check_finite_fields, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory, central_differences, interp_columns
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
 CUTOFF_HZ = 10.0
+# A delay estimate built by hand beyond this (11.6 days) is none: 1e308 s came out as inf milliseconds.
+MAX_DELAY_SECONDS = 1e6
 MAX_DELAY = 0.1          # s: drives delay their effort readings by a few ms, rarely by more than tens
 # A sample whose shifted time t + d runs past an end of the log by at most this share of the end's step keeps its
 # effort, extrapolated linearly from the end's two samples: that extrapolation's error, (h + e)·e/2·|τ̈| at e past the
@@ -95,7 +97,10 @@ class DelayEstimate:
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in note
         number = (Real, "a number")
-        check_field_kinds(self, {"seconds": number, "correlation": number, "step": number})
+        check_field_kinds(self, {"seconds": number, "correlation": number, "step": number, "method": (str, "a str"),
+                                 "source": (str, "a str")})
+        check_finite_fields(self, ("seconds", "correlation", "step"))      # a NaN delay reached note and milliseconds
+        check_number(self.seconds, "DelayEstimate.seconds", low=-MAX_DELAY_SECONDS, high=MAX_DELAY_SECONDS)
 
     @property
     def milliseconds(self) -> float:

@@ -83,11 +83,11 @@ from typing import Optional
 import numpy as np
 
 from .._checks import counted, is_file_name
-from .._numbers import real_array
+from .._numbers import is_real, real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_field_shapes,
-                           check_instance, check_number, check_option, check_parameter_vector, check_robot,
-                           check_samples, check_seed, float_fields, shown)
+                           check_finite_fields, check_instance, check_name_fields, check_number, check_option,
+                           check_parameter_vector, check_robot, check_samples, check_seed, float_fields, shown)
 from .._values import ComparedByValue
 from .._warnings import deprecated_parameter, warn
 from ..errors import (ArgumentError, DataError, DataWarning, SettingsError, SimulationError, long_values_shortened,
@@ -275,9 +275,23 @@ class FloatingIdentification(ComparedByValue):
         # built by hand (the class is exported): a list where an array is kept reached .tolist() bare, a np.str_
         # route showed as np.str_('…') in the texts
         float_fields(self, ("combinations_matrix", "values", "std", "covariance", "unconstrained", "standard", "rmse"))
-        check_field_shapes(self, {"values": ("R",), "std": ("R",)})
+        # its methods read E against the names (from_standard, combinations): None was numpy's bare matmul error
+        check_name_fields(self, ("names", "standard_names", "unseen", "rows"))
+        check_field_shapes(self, {"values": ("R",), "std": ("R",), "names": ("R",),
+                                  "combinations_matrix": ("R", "n_standard"), "standard_names": ("n_standard",)},
+                           optional=("std", "covariance", "unconstrained", "standard"))
+        check_field_shapes(self, {"rmse": ("rows",), "rows": ("rows",)}, optional=())     # to_dict's per-row figures
+        if len(self.unseen) > len(self.standard_names):          # some of the standard names: its texts list them
+            raise ArgumentError(f"FloatingIdentification.unseen: {len(self.unseen)} names of "
+                                f"{len(self.standard_names)} standard parameters")
+        check_finite_fields(self, [name for name in ("values", "combinations_matrix", "standard", "rmse")
+                                   if getattr(self, name) is not None])        # NaN estimates in its texts and JSON
         check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
-                                 "n_samples": (Integral, "a whole number")})
+                                 "n_samples": (Integral, "a whole number"), "known": (dict, "a dict")})
+        for name, value in self.known.items():       # its repr shows each by :g
+            if not (isinstance(name, str) and is_real(value)):
+                raise ArgumentError(f"FloatingIdentification.known: {shown(name)}: {shown(value)}; expected a name "
+                                    f"(str) and a finite number")
 
     @property
     def rank(self):

@@ -182,7 +182,10 @@ class Processed(Trajectory):
         super().__post_init__()
         S = self.n_samples
         for name, default, kind in (("segment", np.zeros(S, int), "iu"), ("kept", np.ones(S, bool), "b")):
-            value = default if getattr(self, name) is None else np.asarray(getattr(self, name))
+            try:
+                value = default if getattr(self, name) is None else np.asarray(getattr(self, name))
+            except ValueError:      # ragged ([[1, 2], [3]]): numpy's bare "inhomogeneous shape", said as no shape
+                value = np.asarray(None)
             if value.shape != (S,) or value.dtype.kind not in kind:
                 raise DataError(f"{self.source}: field {name}: expected {'booleans' if kind == 'b' else 'integers'} "
                                 f"of shape ({S},), one per sample, got {value.dtype} of shape {value.shape}")

@@ -13,8 +13,8 @@ import numpy as np
 from .._atomic import robot_protected, write_text
 from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
-from .._validation import (check_field_kinds, check_field_shapes, check_names, check_number, check_path,
-                           check_real_array, float_fields)
+from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_names,
+                           check_number, check_path, check_real_array, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
@@ -86,6 +86,7 @@ class Metrics(ComparedByValue):
         float_fields(self, ("rmse", "nrmse_percent"))
         check_field_shapes(self, {"rmse": ("n_dof",), "nrmse_percent": ("n_dof",)})
         check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
+        check_name_fields(self, ("sources",))      # joined into its to_dict and the reports
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
@@ -185,7 +186,8 @@ class LogResult:
     def __post_init__(self):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in to_dict()
         check_field_kinds(self, {"n_samples": (Integral, "a whole number"), "train": (Metrics, "a Metrics"),
-                                 "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict")})
+                                 "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict"),
+                                 "source": (str, "a str")})      # a NaN source reached to_dict's JSON
 
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
@@ -224,6 +226,8 @@ class Identification:
                                     f"{type(self.estimator).__name__}")
         check_field_kinds(self, {"train": (Metrics, "a Metrics"), "validation": ((Metrics, None), "a Metrics or None"),
                                  "logs": ((tuple, list), "a tuple of LogResult")})
+        for k, log in enumerate(self.logs):       # each read by summary and to_dict ('str' has no 'held_out')
+            check_instance(log, f"Identification.logs[{k}]", LogResult, "a LogResult")
 
     @property
     def base(self):

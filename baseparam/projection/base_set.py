@@ -4,8 +4,10 @@ from __future__ import annotations
 import dataclasses
 import html
 import itertools
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from numbers import Real
 from typing import Optional
 
@@ -14,8 +16,10 @@ import numpy as np
 from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
 from .._checks import check_progress, shown
-from .._numbers import real_array
-from .._validation import check_field_kinds, check_finite_fields, check_flag
+from .._numbers import is_real, real_array
+from .._validation import (check_count_fields, check_field_kinds, check_field_shapes, check_finite_fields, check_flag,
+                           check_flag_fields, check_index_field, check_name_fields, check_option,
+                           float_fields)
 from .._values import ComparedByValue
 from .._warnings import deprecated_call, warn
 from ..errors import AccuracyWarning, ArgumentError
@@ -53,6 +57,26 @@ def _batch_shapes(shapes):
     shapes = pair
     # values checked (finite, their shape) by friction_rows, against the states' sample count
     return tuple(None if a is None else np.atleast_2d(real_array(f"shapes[{k}]", a)) for k, a in enumerate(shapes))
+
+
+_EXACT_KINDS, _FLOAT_KINDS = {Fraction, int}, {float, int}     # what find's exact and float Y_display hold
+
+
+def _check_display_rows(rows, shape):
+    """Refuse a hand-built base set's ``Y_display`` that is not ``shape`` (rank, n_standard) rows of finite numbers
+    (Fractions or floats): its repr and ``to_dict`` read each (a str was numpy's bare "could not convert string to
+    float", too few rows a bare IndexError). O(rank × n_standard), once, at construction."""
+    name = "BaseParameters.Y_display"
+    if not isinstance(rows, (list, tuple)) or len(rows) != shape[0]:
+        raise ArgumentError(f"{name}: expected {shape[0]} rows (a list of lists of numbers), got {shown(rows)}")
+    for r, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)) or len(row) != shape[1]:
+            raise ArgumentError(f"{name}[{r}]: expected a list of {shape[1]} numbers, got {shown(row)}")
+        kinds = set(map(type, row))         # by type first: each value's ABC check took ms for a 7-joint arm
+        if kinds <= _EXACT_KINDS or (kinds <= _FLOAT_KINDS and all(map(math.isfinite, row))):
+            continue
+        if not all(map(is_real, row)):
+            raise ArgumentError(f"{name}[{r}]: expected finite numbers (Fractions or floats), got {shown(row)}")
 
 
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
@@ -105,9 +129,26 @@ class BaseParameters(ComparedByValue):
 
     def __post_init__(self):
         # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
-        # from_standard and model() as NaN parameters
-        check_finite_fields(self, ("Y",))
-        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number")})
+        # from_standard and model() as NaN parameters; a rank, pivots or names disagreeing with Y reached its methods,
+        # repr and export as bare IndexErrors, a 1 MB note every text made of it
+        check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number"),
+                                 "note": (str, "a str")})
+        object.__setattr__(self, "parameters", check_option(self.parameters, "BaseParameters.parameters",
+                                                            ("pseudo", "khalil")))
+        check_flag_fields(self, ("exact",))
+        check_name_fields(self, ("names", "standard_names", "unidentifiable"))
+        n_standard = len(self.standard_names)
+        check_count_fields(self, {"rank": (len(self.names), len(self.names))})
+        if len(self.unidentifiable) > n_standard:       # a few of the standard names (its summary lists them)
+            raise ArgumentError(f"BaseParameters.unidentifiable: {len(self.unidentifiable)} names of "
+                                f"{n_standard} standard parameters")
+        check_index_field(self, "pivots", n_standard)
+        float_fields(self, ("Y",))
+        check_field_shapes(self, {"Y": ("rank", "n_standard"), "names": ("rank",), "pivots": ("rank",),
+                                  "standard_names": ("n_standard",), "length_power": ("n_standard",),
+                                  "seen_by_base_equations": ("rank",)})
+        check_finite_fields(self, ("Y", "accuracy"))
+        _check_display_rows(self.Y_display, self.Y.shape)
 
     @property
     def inaccurate(self):

@@ -28,7 +28,8 @@ from numbers import Real
 import numpy as np
 
 from .._checks import counted, shown
-from .._validation import check_field_kinds, check_field_shapes, check_instance, check_number, float_fields
+from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_number,
+                           float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
@@ -74,9 +75,12 @@ class FitErrors(ComparedByValue):
 
     def __post_init__(self):
         # built by hand (the class is exported): an object array reached numpy's isfinite bare, a Fraction the :g
+        # fit_errors builds each with numbers and arrays: None reached its repr and sigma_errors as bare TypeErrors
         float_fields(self, ("estimate", "std", "truth"))
-        check_field_shapes(self, {"estimate": ("rank",), "std": ("rank",), "truth": ("rank",)})
-        number = ((Real, None), "a number or None")
+        check_name_fields(self, ("names",))
+        check_field_shapes(self, {"estimate": ("rank",), "std": ("rank",), "truth": ("rank",), "names": ("rank",)},
+                           optional=())
+        number = (Real, "a number")
         check_field_kinds(self, {"method": (str, "a str"), "condition_number": number, "torque_error": number,
                                  "validation_nrmse_percent": number})
 
@@ -177,6 +181,23 @@ COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma",
            "validation_nrmse_percent")
 
 
+def _check_comparison(comparison):
+    """Refuse a hand-built comparison whose ``runs`` are not TrackingRuns by motion name, or whose ``fits`` are not
+    non-empty lists of FitErrors by (motion, method): its table, summary and repr read them (``fits={}`` reached its
+    repr as a bare StopIteration)."""
+    for motion, run in comparison.runs.items():
+        check_instance(motion, "MotionComparison.runs: a key", str, "a motion's name (str)")
+        check_instance(run, f"MotionComparison.runs[{shown(motion)}]", TrackingRun, "a baseparam.TrackingRun")
+    if not comparison.fits:
+        raise ArgumentError("MotionComparison.fits: empty; expected lists of FitErrors by (motion, method)")
+    for key, fits in comparison.fits.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(part, str) for part in key)):
+            raise ArgumentError(f"MotionComparison.fits: key {shown(key)}; expected (motion, method), two str")
+        if not (isinstance(fits, (list, tuple)) and fits and all(isinstance(fit, FitErrors) for fit in fits)):
+            raise ArgumentError(f"MotionComparison.fits[{shown(key)}]: expected a non-empty list of FitErrors, got "
+                                f"{shown(fits)}")
+
+
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
 class MotionComparison(ComparedByValue):
     """Identification from several motions of one simulated robot, through the same sensors.
@@ -198,6 +219,7 @@ class MotionComparison(ComparedByValue):
         # a public class: one built by hand with a wrong kind of field is refused here, not deep in table()
         check_field_kinds(self, {"runs": (dict, "a dict"), "held_out": (TrackingRun, "a baseparam.TrackingRun"),
                                  "fits": (dict, "a dict")})
+        _check_comparison(self)
 
     def table(self):
         """Rows (motion, method, figures…) with the medians over the noise draws of :data:`COLUMNS`:

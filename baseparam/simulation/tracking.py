@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._checks import counted
-from .._validation import (check_allocation, check_field_kinds, check_instance, check_option,
-                           check_positive as _positive, float_fields)
+from .._validation import (check_allocation, check_field_kinds, check_field_shapes, check_finite_fields, check_instance,
+                           check_name_fields, check_option, check_positive as _positive, float_fields)
 from .._values import ComparedByValue
 from ..dynamics.newton_euler import inverse_dynamics
 from ..dynamics.regressors import mass_matrix
@@ -230,6 +230,11 @@ class TrackingRun(ComparedByValue):
         check_field_kinds(self, {"reference": (Reference, "a baseparam.Reference"), "truth": trajectory,
                                  "log": trajectory,
                                  "record": ((tuple, list), "a tuple of field names"), "logged_torque": (str, "a str")})
+        # its repr reads the largest error: None was a bare AttributeError, [] numpy's bare "zero-size array", NaN a
+        # "nan" figure
+        check_field_shapes(self, {"tracking_error": (self.reference.n_dof,)}, optional=())
+        check_finite_fields(self, ("tracking_error",))
+        check_name_fields(self, ("record",))
 
     def with_noise(self, noise, gains=None):
         """The same motion logged through other sensors (e.g. another noise seed): no new simulation.
