@@ -541,11 +541,14 @@ def _body_inertia(inertia):
     controller takes it: itself when physical to a body's own tolerance (:func:`inertia_problem`), else with the
     smallest isotropic term added that makes it so. A fit's principal moment of −3.6e-12 kg·m² beside 2.5e-11 (the
     solver's round-off on a body of 1.4 g) was refused by ``payload --robot-out`` as 'Inertia.inertia: not a physical
-    inertia', naming neither flag nor file, and given to the vendors' formats as is."""
+    inertia', naming neither flag nor file, and given to the vendors' formats as is. Symmetric: a result's
+    asymmetry within that slack (1e-9 beside 5e-6) was refused by the body as 'Inertia.inertia: expected a symmetric
+    matrix' (a symmetric tensor is its own half-sum, bit for bit)."""
     inertia = np.asarray(inertia, float)
+    inertia = 0.5 * (inertia + inertia.T)
     if inertia_problem(inertia) is None:
         return inertia
-    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    moments = np.linalg.eigvalsh(inertia)
     # δ lifts the lowest moment to 0 and keeps the triangle inequality (each side gains δ, the sum of two 2δ)
     delta = max(-moments[0], moments[2] - moments[0] - moments[1], 0.0)
     return inertia + delta * (1.0 + 1e-6) * np.eye(3)
