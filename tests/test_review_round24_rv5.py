@@ -4,7 +4,12 @@
   (``_body_inertia``), but a :class:`PayloadResult` also takes an inertia asymmetric within that slack (1e-9 beside
   5e-6 kg·m²): ``attach`` and ``robot_text`` then ended in 'Inertia.inertia: expected a symmetric matrix', naming
   neither the payload nor its field. The body's inertia is now the half-sum (a symmetric tensor's own, bit for bit).
+- 48add425's warning that a URDF written from a description leaves out its friction and rotor inertias said so of a
+  Joint built in Python with entries None (not modelled: nothing to leave out), and said nothing of a Stribeck
+  friction value (``friction_model: {stribeck: 0.05, stribeck_friction: 2.0}``, its other terms declared without
+  values), which the URDF leaves out as well.
 """
+import dataclasses
 import warnings
 
 import numpy as np
@@ -49,3 +54,26 @@ def test_a_symmetric_inertia_is_carried_bit_for_bit():
         inertia = 0.5 * (inertia + inertia.T)
         result = _result(inertia, mass=1.3)
         assert np.array_equal(result._carried(None)[2], inertia)
+
+
+def _urdf_warnings(robot):
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        _result(np.diag([4e-6, 5e-6, 3e-6])).robot_text(robot, "urdf")
+    return [str(w.message) for w in said if issubclass(w.category, bp.DataWarning)]
+
+
+def test_entries_none_are_not_said_to_be_left_out_of_the_urdf():
+    robot = bp.load_robot(UR)
+    joints = [dataclasses.replace(j, friction=(None, None, None), rotor_inertia=None) for j in robot.joints]
+    assert _urdf_warnings(dataclasses.replace(robot, joints=joints)) == []
+    assert _urdf_warnings(robot) == []            # declared without values (true): nothing left out either
+
+
+def test_a_stribeck_friction_value_left_out_of_the_urdf_is_said(tmp_path):
+    text = UR.read_text().replace("friction: true, rotor_inertia: true",
+                                  "friction: true, rotor_inertia: true, "
+                                  "friction_model: {stribeck: 0.05, stribeck_friction: 2.0}")
+    (tmp_path / "ur.yaml").write_text(text)
+    said = _urdf_warnings(bp.load_robot(tmp_path / "ur.yaml"))
+    assert len(said) == 1 and "leaves out its friction (" in said[0], said

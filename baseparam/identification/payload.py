@@ -470,12 +470,26 @@ def _warn_drives_left_out(robot):
     """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of:
     a URDF written from a description has no place for them (:mod:`baseparam.model.urdf_writer`), and the robot read
     back had torques without them (2 N·m on ``kuka_lwr4_cad.yaml``), with no word."""
-    given = [name for name, values in (("friction", [v for j in robot.joints for v in j.friction]),
-                                       ("rotor inertias", [j.rotor_inertia for j in robot.joints]))
-             if any(not isinstance(v, bool) and v != 0 for v in values)]
+    friction = [v for j in robot.joints for v in (*j.friction, _stribeck_friction(j))]
+    rotors = [j.rotor_inertia for j in robot.joints]
+    given = [name for name, values in (("friction", friction), ("rotor inertias", rotors))
+             if any(_value_given(v) for v in values)]
     if given:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
              "written from a description has no place for them); the YAML keeps them", DataWarning)
+
+
+def _stribeck_friction(joint):
+    """The Stribeck friction value ``joint``'s friction model gives (None when none): left out of a URDF as the
+    other friction terms are (a description with ``stribeck_friction: 2`` and its other terms declared without values
+    was written without a word)."""
+    return None if joint.friction_model is None else joint.friction_model.stribeck_friction
+
+
+def _value_given(entry):
+    """Whether a joint's friction or rotor inertia entry gives a value other than 0: not True (declared without one),
+    False nor None (not modelled; a Joint built in Python keeps None, which was said to be left out)."""
+    return entry is not None and not isinstance(entry, bool) and entry != 0
 
 
 def flange_placement(robot, flange):
