@@ -443,7 +443,9 @@ class PayloadResult:
         # off for 3e-5 kg)
         determined = self._no_vendor_format() is None
         vendors = {v: self._vendor(v, placement) for v in ("ur", "kuka", "franka")} if determined else None
-        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange), "vendor_inertia": self._vendor_inertia(),
+        # vendor_inertia says what the formats' inertia is: none without them (it said 'partly identified')
+        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange),
+               "vendor_inertia": self._vendor_inertia() if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
                "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
