@@ -66,10 +66,12 @@ def test_the_vendors_inertia_says_when_the_data_did_not_see_all_of_it():
     tau = np.random.default_rng(1).normal(size=q.shape)
     result = identify_payload(robot, bp.Trajectory(t=t, q=q, tau=tau))
     assert result.rank < 10
-    assert result.to_dict()["vendor_inertia"] == "partly identified"
+    # no vendors' formats here (the mass not told from none, the centre's z unseen): vendor_inertia null (rv5); the
+    # values with formats given: test_review_round24_rv5.py
+    assert result.to_dict()["vendors"] is None and result.to_dict()["vendor_inertia"] is None
     assert "not as measured" in result.summary()
     full = dataclasses_replace(result, rank=10)
-    assert full.to_dict()["vendor_inertia"] == "identified" and "not as measured" not in full.summary()
+    assert "not as measured" not in full.summary()
 
 
 def dataclasses_replace(result, **changes):

@@ -443,7 +443,9 @@ class PayloadResult:
         # off for 3e-5 kg)
         determined = self._no_vendor_format() is None
         vendors = {v: self._vendor(v, placement) for v in ("ur", "kuka", "franka")} if determined else None
-        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange), "vendor_inertia": self._vendor_inertia(),
+        # vendor_inertia says what the formats' inertia is: none without them (it said 'partly identified')
+        doc = {"vendors": vendors, "vendor_frame": _frame_said(flange),
+               "vendor_inertia": self._vendor_inertia() if determined else None,
                "mass": self.mass, "mass_std": json_float(self.mass_std), "com": self.com.tolist(),
                "com_std": json_floats(self.com_std), "inertia": self.inertia.tolist(),
                "inertia_std": [json_floats(row) for row in self.inertia_std], "frame": "the link the last joint moves",
@@ -470,12 +472,26 @@ def _warn_drives_left_out(robot):
     """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of:
     a URDF written from a description has no place for them (:mod:`baseparam.model.urdf_writer`), and the robot read
     back had torques without them (2 N·m on ``kuka_lwr4_cad.yaml``), with no word."""
-    given = [name for name, values in (("friction", [v for j in robot.joints for v in j.friction]),
-                                       ("rotor inertias", [j.rotor_inertia for j in robot.joints]))
-             if any(not isinstance(v, bool) and v != 0 for v in values)]
+    friction = [v for j in robot.joints for v in (*j.friction, _stribeck_friction(j))]
+    rotors = [j.rotor_inertia for j in robot.joints]
+    given = [name for name, values in (("friction", friction), ("rotor inertias", rotors))
+             if any(_value_given(v) for v in values)]
     if given:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
              "written from a description has no place for them); the YAML keeps them", DataWarning)
+
+
+def _stribeck_friction(joint):
+    """The Stribeck friction value ``joint``'s friction model gives (None when none): left out of a URDF as the
+    other friction terms are (a description with ``stribeck_friction: 2`` and its other terms declared without values
+    was written without a word)."""
+    return None if joint.friction_model is None else joint.friction_model.stribeck_friction
+
+
+def _value_given(entry):
+    """Whether a joint's friction or rotor inertia entry gives a value other than 0: not True (declared without one),
+    False nor None (not modelled; a Joint built in Python keeps None, which was said to be left out)."""
+    return entry is not None and not isinstance(entry, bool) and entry != 0
 
 
 def flange_placement(robot, flange):
@@ -541,11 +557,14 @@ def _body_inertia(inertia):
     controller takes it: itself when physical to a body's own tolerance (:func:`inertia_problem`), else with the
     smallest isotropic term added that makes it so. A fit's principal moment of −3.6e-12 kg·m² beside 2.5e-11 (the
     solver's round-off on a body of 1.4 g) was refused by ``payload --robot-out`` as 'Inertia.inertia: not a physical
-    inertia', naming neither flag nor file, and given to the vendors' formats as is."""
+    inertia', naming neither flag nor file, and given to the vendors' formats as is. Symmetric: a result's
+    asymmetry within that slack (1e-9 beside 5e-6) was refused by the body as 'Inertia.inertia: expected a symmetric
+    matrix' (a symmetric tensor is its own half-sum, bit for bit)."""
     inertia = np.asarray(inertia, float)
+    inertia = 0.5 * (inertia + inertia.T)
     if inertia_problem(inertia) is None:
         return inertia
-    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    moments = np.linalg.eigvalsh(inertia)
     # δ lifts the lowest moment to 0 and keeps the triangle inequality (each side gains δ, the sum of two 2δ)
     delta = max(-moments[0], moments[2] - moments[0] - moments[1], 0.0)
     return inertia + delta * (1.0 + 1e-6) * np.eye(3)
