@@ -107,3 +107,6 @@ def test_vendor_inertia_is_null_where_no_vendor_format_is_given():
     assert loaded.to_dict()["vendors"] is not None and loaded.to_dict()["vendor_inertia"] == "identified"
     partly = dataclasses.replace(loaded, rank=8).to_dict()
     assert partly["vendors"] is not None and partly["vendor_inertia"] == "partly identified"
+    # the summary says it where the formats are given, and only there (the lead's mend after this review)
+    assert "not as measured" in dataclasses.replace(loaded, rank=8).summary()
+    assert "not as measured" not in loaded.summary()

@@ -250,8 +250,9 @@ class PayloadResult:
                          + "; ".join(self.identifiable))
         elif self.mode != "static" and self.rank < 10:
             lines.append(f"  only {self.rank} of the 10 parameters are identifiable, as these combinations: "
-                         + "; ".join(self.identifiable) + "; the vendors' formats carry the inertia's other "
-                         "directions as the fit fills them, not as measured")
+                         + "; ".join(self.identifiable)
+                         + ("; the vendors' formats carry the inertia's other directions as the fit fills them, not "
+                            "as measured" if self._no_vendor_format() is None else ""))
         return "\n".join(lines)
 
     def to_vendor(self, vendor, flange=None):
