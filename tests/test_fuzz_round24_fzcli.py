@@ -236,7 +236,8 @@ def test_a_known_value_the_data_contradict_is_said(space, tmp_path):
     from baseparam.identification.floating_logs import write_floating_log
     robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
     with pytest.warns(bp.DataWarning, match=r"^known: the data of the torques route disagree with mass=1 \(without it "
-                                            r"44[0-9.]+ ± [0-9.e-]+, [0-9]+ σ away\); every estimate is held to the"):
+                                            r"44[0-9.]+ ± [0-9.e-]+, [0-9]+ σ away\); every estimate is held to the "
+                                            r"value given \(check it: noisy velocities or accelerations also bias"):
         wrong = identify_floating(robot, space.log, route="torques", known={"mass": 1.0})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
