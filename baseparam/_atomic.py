@@ -290,19 +290,6 @@ def _claim(tmp, path):
         raise StorageError(f"{path}: cannot write here ({reason})") from None
 
 
-def _refuse_dotdot_through_nothing(path, label):
-    """StorageError when ``path`` climbs (``..``) out of a name that is not a folder (``a_file/../x``,
-    ``missing/../x``): the system refuses it, but its real path (``x``, made lexically) was written, a file the name
-    does not reach."""
-    folder = os.path.dirname(path)
-    if os.pardir not in folder.split(os.sep):
-        return
-    try:
-        os.stat(folder)
-    except OSError as exc:
-        raise StorageError(f"{label}: cannot write here ({_one_line(exc)})") from None
-
-
 def _target(path):
     """``path`` and its real path, refused when it is a directory, one of the protected inputs, or a
     symbolic link (its last component only, as ``O_NOFOLLOW``; see the module's docstring)."""
@@ -320,7 +307,6 @@ def _target(path):
         raise StorageError(f"{label}: is named as baseparam's temporary files (.baseparam-PID-RANDOM.…), which a "
                            "later run removes as a killed run's leftover; choose another name")
     real = os.path.realpath(path)
-    _refuse_dotdot_through_nothing(path, label)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
