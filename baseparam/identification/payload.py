@@ -458,7 +458,6 @@ class PayloadResult:
                        poses=None if self.poses is None else self.poses.tolist())
         return doc
 
-
     def _vendor_inertia(self):
         """What the inertia of the vendors' formats is: ``'identified'`` when the data determine all ten parameters;
         ``'partly identified'`` when they determine fewer (a wrist of fewer than three joints: the directions they do
