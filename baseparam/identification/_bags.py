@@ -681,9 +681,9 @@ def _worst_disagreement(base, other, joints, key):
     if not inside.any():
         return None
     worst = None
+    order, their_order = np.argsort(base.stamps, kind="stable"), np.argsort(other.stamps, kind="stable")
     for j in joints:
         mine, theirs = base.arrays[key][:, base.names.index(j)], other.arrays[key][:, other.names.index(j)]
-        order, their_order = np.argsort(base.stamps, kind="stable"), np.argsort(other.stamps, kind="stable")
         steps = [np.abs(np.diff(v[o])).max(initial=0.0) for v, o in ((mine, order), (theirs, their_order))]
         # and their rounding: a publisher of float32 values (a bridge, a GUI) agrees to 1.2e-7, which a joint held
         # still (no step to allow for) refused at 1e-9

@@ -356,8 +356,8 @@ def _other_case(source, field, name, available, thing):
 def default_twins(columns, defaults, available, chosen):
     """(field, chosen name, other name) for each field taken by its default name whose other default names the file
     also has, in any case (an NPZ's ``t`` and ``time``, a Parquet's ``q`` and ``positions``, ``q`` and ``Q``): the
-    reader compares their values,
-    since the documented preference read the first and left the other, however different, without a word.
+    reader compares their values, since the documented preference read the first and left the other, however
+    different, without a word.
 
     Parameters
     ----------
