@@ -501,11 +501,11 @@ def _check_stored_lengths(pieces, cap, where):
     return True
 
 
-def _bound_vlen_names(dataset, where, step):
-    """(``step``, True) once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at
-    most :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; (1, False)
-    when the stored lengths cannot be read first (each row's names then counted as read, :class:`_CountedCells`)."""
-    return (step, True) if _check_stored_lengths(_stored_lengths(dataset), _vlen_cap(dataset), where) else (1, False)
+def _bound_vlen_names(dataset, where):
+    """True once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at most
+    :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; False when the
+    stored lengths cannot be read first (each cell's name then counted as read, :class:`_CountedCells`)."""
+    return _check_stored_lengths(_stored_lengths(dataset), _vlen_cap(dataset), where)
 
 
 def _bound_vlen_attribute(h5file, attr, where):
@@ -598,7 +598,7 @@ def _h5_names(shape, dtype, read, where, read_rows=None, dataset=None):
         if dtype.kind in "SU":
             _check_names_size(shape[1:], dtype, where)
         step = max(1, MAX_NAMES_BYTES // (shape[1] * max(dtype.itemsize, 8)))     # a block: 1 MiB at most
-        bounded = dtype.kind in "SU" or dataset is None or _bound_vlen_names(dataset, where, step)[1]
+        bounded = dtype.kind in "SU" or dataset is None or _bound_vlen_names(dataset, where)
         if not bounded:           # row 0 too: read whole, its cells could point to gigabytes
             read_rows = _CountedCells(dataset, where).rows
         first, begin = None, 0
@@ -615,7 +615,7 @@ def _h5_names(shape, dtype, read, where, read_rows=None, dataset=None):
         raise _not_names(where, shape, dtype, text)
     if dtype.kind in "SU":           # variable-length text is stored in the file as it is (its heap is not compressed)
         _check_names_size(shape, dtype, where)
-    elif dataset is not None and not _bound_vlen_names(dataset, where, 1)[1]:
+    elif dataset is not None and not _bound_vlen_names(dataset, where):
         # stored lengths not to be read first (other filters): at most MAX_COLUMNS names, one at a time, their bytes
         # counted as read
         counted = _CountedCells(dataset, where)
