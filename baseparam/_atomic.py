@@ -331,21 +331,36 @@ def _refuse_unresolvable(path, label):
     ------
     StorageError
     """
-    import errno
-
     name = os.path.basename(path)
     if name in (".", ".."):
         raise StorageError(f"{label}: ends in {name!r}, a folder's name; expected a file name")
-    folder = os.path.dirname(path)
-    if ".." not in re.split(r"[\\/]" if os.altsep else "/", folder):
-        return
+    reason = unresolvable_folder(os.path.dirname(path))
+    if reason is not None:
+        raise StorageError(f"{label}: cannot write here ({reason})")
+
+
+def unresolvable_folder(folder):
+    """Why the system could not use ``folder`` as written while :func:`os.path.realpath` (and ``os.makedirs``) would:
+    a '..' in it after something that is no folder (``a_file/..``, ``missing/..``: realpath takes '..' by itself, the
+    system fails; ``os.makedirs('x.json/..')`` made a folder x.json, not the output's), or None.
+
+    Returns
+    -------
+    str or None
+        The system's words (``Not a directory``, ``No such file or directory``).
+    """
+    import errno
+
+    parts = re.split(r"([\\/])" if os.altsep else "(/)", os.fspath(folder))
+    if ".." not in parts:
+        return None
+    last = len(parts) - parts[::-1].index("..")             # the path up to its last '..', which must resolve
     try:
-        if stat.S_ISDIR(os.stat(folder).st_mode):
-            return
-        reason = os.strerror(errno.ENOTDIR)
+        if stat.S_ISDIR(os.stat("".join(parts[:last])).st_mode):
+            return None
+        return os.strerror(errno.ENOTDIR)
     except OSError as exc:
-        reason = _one_line(exc)
-    raise StorageError(f"{label}: cannot write here ({reason})")
+        return _one_line(exc)
 
 
 def check_output(path):

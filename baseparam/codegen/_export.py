@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
+from .._atomic import (json_text, make_folders, remove_folders, robot_protected, unresolvable_folder, unwritable,
+                       write_texts)
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_name_fields,
                            check_option, check_path, comma_list, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
@@ -170,6 +171,10 @@ def check_out_dir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
                           f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
                           "through (remove the link, or choose another folder)")
+    reason = unresolvable_folder(out_dir)   # 'x.json/..': makedirs made a folder x.json, the files went beside it
+    if reason is not None:
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory ({reason}: a '..' "
+                          "after a name that is no folder)")
     problem = unwritable(os.path.join(os.fspath(out_dir), "NAME.json"), made=True)   # read-only, full: before the work
     if problem is not None:
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: {problem}")
