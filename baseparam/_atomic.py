@@ -1,7 +1,8 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
 An interrupted run never leaves a half-written file, and the result behaves like a normal
-write, with one exception: an output whose name is a symbolic link is refused, whether the caller
+write, with two exceptions: an output file that is read-only is refused (as coreutils' ``cp`` refuses it; a
+rename would replace it silently), and an output whose name is a symbolic link is refused, whether the caller
 named it (``--json out.json``) or the library derived it (``export``'s files in ``out_dir``) — a
 link baseparam did not create must not redirect its write elsewhere (a link to a robot description,
 to ``~/.bashrc``). Only the last component is checked, as ``O_NOFOLLOW`` does: a linked *folder* on
@@ -309,6 +310,8 @@ def _target(path):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
+    if _read_only(real):
+        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
     for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
@@ -318,6 +321,20 @@ def _target(path):
             raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
                                "would change that input (choose another folder)")
     return path, real
+
+
+def _read_only(real):
+    """Whether ``real`` is a regular file that is read-only: no write permission for anyone (0444, which the superuser
+    could write over), or none for this process. A rename would replace it silently (the folder's permission is what
+    a rename asks); coreutils' ``cp`` refuses it, and so does every writer here. Special files are written in place,
+    and a missing file is new."""
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    if not stat.S_ISREG(mode):
+        return False
+    return not mode & 0o222 or not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _refuse_unresolvable(path, label):

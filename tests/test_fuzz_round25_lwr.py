@@ -3,6 +3,7 @@ output, a read-only file replaced, an old version left under a temporary name, a
 read), each with a test that fails before its fix."""
 import os
 
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -34,3 +35,50 @@ def test_export_still_takes_folders_spelled_with_dots_that_resolve(tmp_path, out
     result = run_in_process("export", PLANAR, "--lang", "c", "--out", out, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / out / "baseparam.json").is_file()
+
+
+# --- 5. a read-only output file was replaced silently ---
+
+def _read_only_file(path, text="mine\n"):
+    path.write_text(text)
+    path.chmod(0o444)
+    return path
+
+
+def test_the_command_line_refuses_a_read_only_output_before_the_work(tmp_path):
+    """`find R --json ro.json` with ro.json 0444: renamed over silently (a rename asks the folder's permission, not
+    the file's). Refused now as coreutils' cp refuses it, one line, exit 2, the file unchanged."""
+    out = _read_only_file(tmp_path / "ro.json")
+    result = run_in_process("find", PLANAR, "--json", out)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"baseparam: {out}: is read-only; remove it or choose another name\n"
+    assert out.read_text() == "mine\n" and sorted(os.listdir(tmp_path)) == ["ro.json"]
+
+
+def test_every_library_writer_refuses_a_read_only_output(tmp_path):
+    """The library's writers (a text, bytes, a set of files, a trajectory) refuse it too; nothing else is written."""
+    from baseparam import _atomic
+
+    out = _read_only_file(tmp_path / "ro.txt")
+    with pytest.raises(bp.StorageError, match="is read-only; remove it or choose another name"):
+        _atomic.write_text(out, "new\n")
+    with pytest.raises(bp.StorageError, match="is read-only"):
+        _atomic.write_bytes(out, b"new\n")
+    with pytest.raises(bp.StorageError, match="is read-only"):
+        _atomic.write_texts({str(tmp_path / "a.txt"): "a\n", str(out): "new\n"})
+    log = _read_only_file(tmp_path / "log.csv")
+    with pytest.raises(bp.StorageError, match="is read-only"):
+        bp.write_trajectory(bp.Trajectory(np.arange(10) * 0.1, np.zeros((10, 1))), log)
+    assert out.read_text() == "mine\n" and log.read_text() == "mine\n"
+    assert sorted(os.listdir(tmp_path)) == ["log.csv", "ro.txt"]
+
+
+def test_a_writable_output_keeps_its_permissions_when_replaced(tmp_path):
+    """Unchanged for a file that may be written: replaced, its mode kept."""
+    from baseparam import _atomic
+
+    out = tmp_path / "rw.txt"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    _atomic.write_text(out, "new\n")
+    assert out.read_text() == "new\n" and (out.stat().st_mode & 0o777) == 0o640
