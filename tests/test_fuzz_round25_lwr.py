@@ -82,3 +82,62 @@ def test_a_writable_output_keeps_its_permissions_when_replaced(tmp_path):
     out.chmod(0o640)
     _atomic.write_text(out, "new\n")
     assert out.read_text() == "new\n" and (out.stat().st_mode & 0o777) == 0o640
+
+
+# --- 1. the command line read ./matplotlibrc, a file outside its named inputs ---
+
+def _planar_log(folder):
+    """A log of the planar arm with torques, as identify reads it."""
+    from conftest import planar_arm
+
+    t = np.arange(400) * 0.01
+    w = np.array([1.0, 2.0, 3.0])
+    q, qd, qdd = np.sin(np.outer(t, w) + 1), w * np.cos(np.outer(t, w) + 1), -w ** 2 * np.sin(np.outer(t, w) + 1)
+    tau = bp.inverse_dynamics(bp.Model(planar_arm()), q, qd, qdd)
+    bp.write_trajectory(bp.Trajectory(t, q, tau=tau), folder / "log.csv")
+    return folder / "log.csv"
+
+
+def _plot_in_a_process(folder, env):
+    """`identify … --plot f.png` in a process of its own (matplotlib imported fresh), run from ``folder``: its
+    status, its stderr lines but the fit's own warning, and the figure's top-left pixel (RGB)."""
+    import subprocess
+    import sys
+
+    import matplotlib.image
+
+    _planar_log(folder)
+    env = {**{k: v for k, v in os.environ.items() if k not in ("MATPLOTLIBRC", "MPLCONFIGDIR")}, **env,
+           "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "baseparam", "identify", str(PLANAR), "log.csv", "--plot", "f.png"],
+                         cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in run.stderr.splitlines() if "poorly identified" not in line]
+    pixel = matplotlib.image.imread(folder / "f.png")[0, 0, :3] if run.returncode == 0 else None
+    return run.returncode, lines, pixel
+
+
+def test_plotting_ignores_the_current_folders_matplotlibrc(tmp_path):
+    """A matplotlibrc in the folder a run starts from was read (matplotlib reads ./matplotlibrc first): the figure
+    depended on a file outside the named inputs, and a bad value there was matplotlib's raw line on stderr ("Bad
+    value in file 'matplotlibrc', …"). Now the import runs in the run's empty private folder: neither is seen."""
+    (tmp_path / "matplotlibrc").write_text("lines.linewidth: abc\nfigure.facecolor: red\n")
+    status, lines, pixel = _plot_in_a_process(tmp_path, {})
+    assert status == 0 and lines == [], lines
+    assert tuple(pixel) == (1.0, 1.0, 1.0)                  # white: matplotlib's default, not the file's red
+
+
+def test_plotting_honours_matplotlibrc_named_by_the_user_with_one_line_for_a_bad_value(tmp_path):
+    """$MATPLOTLIBRC is the user's explicit choice (relative: from the run's folder): honoured (a red figure), and a
+    bad line there is one warning line naming the file, the key and the problem."""
+    (tmp_path / "mine.rc").write_text("lines.linewidth: abc\nfigure.facecolor: red\n")
+    status, lines, pixel = _plot_in_a_process(tmp_path, {"MATPLOTLIBRC": "mine.rc"})
+    assert status == 0 and tuple(pixel) == (1.0, 0.0, 0.0)
+    assert len(lines) == 1 and lines[0].startswith("baseparam: warning: matplotlib settings: Bad value in file")
+    assert "mine.rc" in lines[0] and "lines.linewidth" in lines[0] and "that line ignored" in lines[0]
+
+
+def test_a_matplotlibrc_that_is_not_text_is_one_line(tmp_path):
+    """Not UTF-8: matplotlib's import raised UnicodeDecodeError (a traceback); now status 2 and one line naming it."""
+    (tmp_path / "bad.rc").write_bytes(b"\xff\xfe lines.linewidth: 2\n")
+    status, lines, _pixel = _plot_in_a_process(tmp_path, {"MATPLOTLIBRC": str(tmp_path / "bad.rc")})
+    assert status == 2 and len(lines) == 1 and "bad.rc" in lines[0] and "not UTF-8" in lines[0], lines
