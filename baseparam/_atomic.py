@@ -103,10 +103,59 @@ def remove_stale(folder, now=None):
     it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
+
+    An old version a killed run moved aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``, where
+    the output could not be kept by a hard link: see :meth:`_Placing._place`) is put back instead when the output
+    NAME is missing: the run was killed between its two renames.
     """
     young = []                          # one scan of the folder gives both
-    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young))
-    _report_orphans(young)
+    stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
+    restored = _restore_moved_aside(stale + young)
+    _discard(entry.path for entry in stale if entry.path not in restored)
+    _report_orphans([entry for entry in young if entry.path not in restored])
+
+
+# The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
+_MOVED_ASIDE = re.compile(r"^\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old$")
+
+
+def _restore_moved_aside(entries):
+    """Put back, under their output's name, the old versions among ``entries`` (os.DirEntry of a killed run's
+    files) whose output is missing, and say it (a warning each). Returns the paths restored (a set)."""
+    from ._warnings import warn
+
+    restored = set()
+    for entry in entries:
+        match = _MOVED_ASIDE.match(entry.name)
+        if match is None:
+            continue
+        target = os.path.join(os.path.dirname(entry.path), match.group(1))
+        if os.path.lexists(target) or not _rename_without_replacing(entry.path, target):
+            continue
+        restored.add(entry.path)
+        warn(f"{printable(target)}: was missing, its old version put back from {printable(entry.name)} (a run was "
+             "killed between moving it aside and placing the new one)")
+    return restored
+
+
+def _rename_without_replacing(source, target):
+    """Rename ``source`` to ``target`` unless ``target`` exists (a hard link, then the old name removed; where the
+    file system has none, a rename after a last look). Whether it was renamed."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        return False
+    except OSError:
+        if os.path.lexists(target):
+            return False
+        try:
+            os.rename(source, target)
+        except OSError:
+            return False
+        return True
+    with contextlib.suppress(OSError):
+        os.unlink(source)
+    return True
 
 
 _REPORTED = set()       # the young orphans already reported by this process
@@ -788,23 +837,53 @@ class _Placing:
             try:
                 # each move noted before it is made: a signal just after it (checked after each call) must find
                 # it noted, or the old file moved aside was removed with the scratch and the set left half new
-                if os.path.exists(real):
-                    old = _temp_name(real, ".old")
-                    self.aside.append((old, real, None))
-                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
-                        info = os.stat(real)
-                        self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
-                        os.replace(real, old)
-                        # as young as the move, its times given back with it (undo): a rename keeps the
-                        # modification time, and an output last written long ago looked, to a run on another
-                        # machine (our process id unknown there), like a killed run's leftover (remove_stale);
-                        # not ours to touch (another user's file in a shared folder): left as it is
-                        with contextlib.suppress(OSError):
-                            os.utime(old)
+                linked = os.path.exists(real) and self._keep_old(real)
                 self.placed.append((real, file_identity(tmp)))
                 os.replace(tmp, real)
+                if linked:
+                    self._made_young(self.aside[-1][0])
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+
+    def _keep_old(self, real):
+        """Keep the old file ``real`` under a temporary name before the new one replaces it, noted in ``aside``.
+
+        A hard link keeps it while ``real`` stays in place: the new file's rename is then the one change, and a run
+        killed at any instruction leaves the output there, old or new. Where no hard link can be made (a file
+        system without them, another user's file under protected_hardlinks) it is moved aside, named after its
+        output (``.baseparam-PID-RANDOM.NAME.old``, when the name fits), so that a later run finding the output
+        missing puts it back (:func:`remove_stale`). Returns whether it was linked (its times are then made young
+        once the new file is in place: before, they were ``real``'s too)."""
+        old = _temp_name(real, ".old")
+        self.aside.append((old, real, None))
+        try:                                # another writer's set moved it first: FileNotFoundError, nothing kept
+            info = os.stat(real)
+            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
+            try:
+                os.link(real, old, follow_symlinks=False)
+                return True
+            except FileNotFoundError:
+                raise
+            except OSError:
+                pass
+            named = _temp_name(real, f".{os.path.basename(real)}.old")
+            if len(os.fsencode(os.path.basename(named))) <= 255:
+                old = named
+                self.aside[-1] = (old, real, self.aside[-1][2])
+            os.replace(real, old)
+        except FileNotFoundError:
+            return False
+        self._made_young(old)
+        return False
+
+    @staticmethod
+    def _made_young(old):
+        # as young as the move, its times given back with it (undo): a rename keeps the modification time, and an
+        # output last written long ago looked, to a run on another machine (our process id unknown there), like a
+        # killed run's leftover (remove_stale); not ours to touch (another user's file in a shared folder): left
+        # as it is
+        with contextlib.suppress(OSError):
+            os.utime(old)
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
@@ -843,7 +922,10 @@ class _Placing:
                 self.dropped.append(old)
             else:
                 with contextlib.suppress(OSError):  # cannot put it back: kept under its name rather than lost
-                    os.replace(old, real)
+                    if file_identity(old) is not None and file_identity(old) == file_identity(real):
+                        os.unlink(old)              # a hard link to the output never replaced (a rename: a no-op)
+                    else:
+                        os.replace(old, real)
                     if times is not None:
                         os.utime(real, ns=times)
             self.aside.pop()

@@ -141,3 +141,84 @@ def test_a_matplotlibrc_that_is_not_text_is_one_line(tmp_path):
     (tmp_path / "bad.rc").write_bytes(b"\xff\xfe lines.linewidth: 2\n")
     status, lines, _pixel = _plot_in_a_process(tmp_path, {"MATPLOTLIBRC": str(tmp_path / "bad.rc")})
     assert status == 2 and len(lines) == 1 and "bad.rc" in lines[0] and "not UTF-8" in lines[0], lines
+
+
+# --- 3. a SIGKILL between moving the old output aside and placing the new one left no output ---
+
+def _killed_while_placing(tmp_path, out, without_links):
+    """A child writes ``out`` ('new') and is killed by SIGKILL as it renames the new file into place (its
+    os.replace of the .tmp); with ``without_links``, no hard link can be made in it (a file system without them)."""
+    import signal
+
+    from baseparam import _atomic
+
+    pid = os.fork()
+    if pid == 0:                                        # the child: ends by SIGKILL, whatever happens
+        try:
+            real_replace = os.replace
+
+            def replace(source, target):
+                if os.fspath(source).endswith(".tmp"):
+                    os.kill(os.getpid(), signal.SIGKILL)
+                real_replace(source, target)
+
+            def no_link(*args, **kwargs):
+                raise OSError(1, "Operation not permitted")
+
+            _atomic.os.replace = replace
+            if without_links:
+                _atomic.os.link = no_link
+            with _atomic.outputs_together():
+                _atomic.write_text(out, "new\n")
+        finally:
+            os.kill(os.getpid(), signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
+def test_a_run_killed_while_placing_its_output_leaves_the_old_one_in_place(tmp_path):
+    """The old output was renamed aside (`.baseparam-PID-….old`), then the new one renamed in: a SIGKILL between the
+    two left no output at all, only the hidden old one, removed 10 minutes later. The old file is now kept by a hard
+    link and the new one's rename is the one change: killed there, the output is the old one, whole."""
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    _killed_while_placing(tmp_path, out, without_links=False)
+    assert out.read_text() == "old\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
+@pytest.mark.filterwarnings("ignore:.*a temporary file of an earlier run")     # the killed run's .tmp, said too
+def test_an_old_output_moved_aside_by_a_killed_run_is_put_back_by_the_next(tmp_path):
+    """Where no hard link can be made the old file is still moved aside, now under a name that says its output
+    (`.baseparam-PID-….o.json.old`): the next run writing into the folder puts it back when o.json is missing (it
+    removed it as a killed run's leftover after 10 minutes), with one warning line."""
+    from baseparam import _atomic
+
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    _killed_while_placing(tmp_path, out, without_links=True)
+    assert not out.exists() and [name for name in os.listdir(tmp_path) if name.endswith(".o.json.old")]
+    with pytest.warns(UserWarning, match="o.json: was missing, its old version put back"):
+        _atomic.write_text(tmp_path / "other.json", "{}\n")
+    assert out.read_text() == "old\n"
+    assert sorted(name for name in os.listdir(tmp_path) if not name.endswith(".tmp")) == ["o.json", "other.json"]
+
+
+def test_a_placed_output_is_never_renamed_away(tmp_path, monkeypatch):
+    """Every rename of a set's placing: the new file over the output, never the output away from its name."""
+    from baseparam import _atomic
+
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    real_replace, seen = os.replace, []
+
+    def replace(source, target):
+        seen.append((os.path.basename(source), os.path.basename(target), out.exists()))
+        real_replace(source, target)
+
+    monkeypatch.setattr(_atomic.os, "replace", replace)
+    with _atomic.outputs_together():
+        _atomic.write_text(out, "new\n")
+    assert [(target, there) for _source, target, there in seen] == [("o.json", True)]
+    assert out.read_text() == "new\n" and os.listdir(tmp_path) == ["o.json"]
