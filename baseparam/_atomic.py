@@ -578,9 +578,9 @@ def atomic_path(path, suffix=".tmp"):
 
 
 def check_room(files):
-    """Refuse, before writing, contents (path → UTF-8 text, or bytes) that the free space of their file systems cannot
-    hold — their sizes are known: a full disk is said with the figures, not found by the write. Special files and
-    folders whose free space cannot be read are left to the write."""
+    """Refuse, before writing, contents (path → UTF-8 text, bytes, or their size in bytes) that the free space of
+    their file systems cannot hold — their sizes are known: a full disk is said with the figures, not found by the
+    write. Special files and folders whose free space cannot be read are left to the write."""
     from ._memory import format_size
 
     needed = {}
@@ -593,7 +593,10 @@ def check_room(files):
             device = os.stat(os.path.dirname(real)).st_dev
         except OSError:
             continue
-        size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
+        if isinstance(text, int):                       # a size known without the contents (write_streamed)
+            size = text
+        else:
+            size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
         if largest is not None and size > largest:
             raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(size)} to write, more than "
                                f"the {format_size(largest)} a file of this process may take (ulimit -f)")
@@ -657,10 +660,17 @@ def write_bytes(path, data, suffix=".tmp"):
     ``path`` atomically, refused first when the free space or the file size limit cannot take it
     (:func:`check_room`): their size is known once encoded, not found by the write half-way (a full disk, ``ulimit
     -f``). ``suffix`` ends the temporary file's name."""
+    write_streamed(path, len(data), lambda stream: stream.write(data), suffix)
+
+
+def write_streamed(path, size, write, suffix=".tmp"):
+    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), the ``size`` bytes
+    it writes known beforehand: refused first as :func:`write_bytes` refuses its data (:func:`check_room`), with no
+    encoded copy of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``)."""
     _target(path)                       # the name's own refusals first (a link, a folder)
-    check_room({path: data})
+    check_room({path: size})
     with atomic_path(path, suffix) as tmp, open(tmp, "wb") as stream:
-        stream.write(data)
+        write(stream)
 
 
 def _write(path, text):
