@@ -268,3 +268,50 @@ def test_an_npz_logs_size_is_checked_exactly_before_it_is_written(tmp_path, monk
     else:
         bp.write_trajectory(log, out)
         assert out.stat().st_size == size
+
+
+# --- 4. a killed compile's scratch folder in the kernel cache was removed only by a later compile ---
+
+def _a_dead_process_id():
+    """A process id no process has (counted down from a high one)."""
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except OSError:
+            pass
+        pid -= 1
+
+
+def test_a_run_that_only_loads_cached_kernels_removes_a_killed_compiles_scratch(tmp_path, monkeypatch):
+    """A compile killed by SIGKILL leaves `tmp-kernel-PID-HOST-…` (kernel.c) in the cache; only a later *compile*
+    removed it, and runs that load the cached kernels never compile. The first load of each process now removes
+    the stale ones (one listing of the cache); a live run's and a young one stay."""
+    import ctypes
+    import time
+
+    from baseparam import _atomic
+    from baseparam.dynamics import _native
+    if _native.compiler() is None:
+        pytest.skip("no C compiler here")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(cache))
+    source = f"double thrice(double x) {{ return 3.0 * x; }}  /* {tmp_path.name} */\n"
+    functions = {"thrice": (ctypes.c_double, [ctypes.c_double])}
+    monkeypatch.setattr(_native, "_LOADED", {})
+    assert _native.load(source, functions).thrice(1.0) == 3.0             # compiled into the cache
+    host, dead = _atomic.host_name(), _a_dead_process_id()
+    names = {"stale": f"tmp-kernel-{dead}-{host}-abcdefgh", "young": f"tmp-kernel-{dead}-{host}-ijklmnop",
+             "live": f"tmp-kernel-{os.getpid()}-{host}-qrstuvwx"}
+    for which, name in names.items():
+        (cache / name).mkdir()
+        (cache / name / "kernel.c").write_text("int f(void);\n")
+        if which != "young":
+            old = time.time() - 2 * _atomic.STALE_SECONDS
+            os.utime(cache / name, (old, old))
+    monkeypatch.setattr(_native, "_LOADED", {})                          # a new process: loads, compiles nothing
+    monkeypatch.setattr(_native, "_SWEPT", set(), raising=False)
+    assert _native.load(source, functions).thrice(2.0) == 6.0
+    assert sorted(p.name for p in cache.iterdir() if p.is_dir()) == sorted([names["young"], names["live"]])
