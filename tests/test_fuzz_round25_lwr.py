@@ -315,3 +315,105 @@ def test_a_run_that_only_loads_cached_kernels_removes_a_killed_compiles_scratch(
     monkeypatch.setattr(_native, "_SWEPT", set(), raising=False)
     assert _native.load(source, functions).thrice(2.0) == 6.0
     assert sorted(p.name for p in cache.iterdir() if p.is_dir()) == sorted([names["young"], names["live"]])
+
+
+# --- 6. `payload --robot-out robot.xml` was refused: MJCF now, as identify --mjcf writes it ---
+
+def _payload_run(tmp_path, *outs):
+    from test_fuzz_round24_fzcli import UR10E, _payload_logs
+
+    logs = _payload_logs(tmp_path)
+    args = ["payload", UR10E, logs["loaded"], "--unloaded", logs["unloaded"]]
+    for out in outs:
+        args += ["--robot-out", tmp_path / out]
+    return run_in_process(*args)
+
+
+def test_payload_writes_the_robot_with_its_payload_as_mjcf_that_mujoco_reads_as_ours(tmp_path):
+    """`payload … --robot-out robot.xml` was refused ('expected a .yaml, .yml or .urdf file name'). It writes
+    MuJoCo's MJCF now: MuJoCo's loader reads it with the bodies of the YAML written by the same command (the last
+    one the sum of the link and the payload), and its inverse dynamics and mass matrix are ours for that YAML."""
+    mujoco = pytest.importorskip("mujoco")
+    first = _payload_run(tmp_path, "robot.xml")
+    assert first.returncode == 0, first.stderr
+    again = _payload_run(tmp_path, "robot.yaml")
+    assert again.returncode == 0, again.stderr
+    import dataclasses
+
+    robot = bp.load_robot(tmp_path / "robot.yaml")      # its drives declared without values: 0 in the MJCF
+    robot = dataclasses.replace(robot, joints=tuple(dataclasses.replace(j, friction=(False,) * 3, rotor_inertia=False)
+                                                    for j in robot.joints))
+    model = mujoco.MjModel.from_xml_path(str(tmp_path / "robot.xml"))
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    data = mujoco.MjData(model)
+    np.testing.assert_allclose(model.body_mass[1:], [j.inertia.mass for j in robot.joints], rtol=1e-12)
+    ours = bp.Model(robot)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q, qd, qdd = (rng.uniform(-2, 2, robot.n_dof) for _ in range(3))
+        data.qpos[:], data.qvel[:], data.qacc[:] = q, qd, qdd
+        mujoco.mj_inverse(model, data)
+        tau = bp.inverse_dynamics(ours, q[None], qd[None], qdd[None])[0]
+        np.testing.assert_allclose(data.qfrc_inverse, tau, rtol=0, atol=1e-9 * np.abs(tau).max())
+        full = np.zeros((model.nv, model.nv))
+        if hasattr(data, "qM"):                 # MuJoCo 3: the sparse matrix given; 4: the data
+            mujoco.mj_fullM(model, full, data.qM)
+        else:
+            mujoco.mj_fullM(model, data, full)
+        M = bp.mass_matrix(ours, q[None])[0]
+        np.testing.assert_allclose(full, M, rtol=0, atol=1e-10 * np.abs(M).max())
+
+
+def test_payload_mjcf_of_a_robot_mujoco_cannot_hold_is_refused_before_the_fit(tmp_path):
+    """A link before the last without a body cannot be a moving MuJoCo body: refused before the logs are read (the
+    log here is not even one), one line naming the output and the link, nothing written."""
+    robot = tmp_path / "arm.yaml"
+    robot.write_text("units: {length: m, angle: rad}\njoints:\n"
+                     "  - {type: revolute, alpha: 1.5707963267948966, a: 0, d: 0.3}\n"
+                     "  - {type: revolute, alpha: 0, a: 0.4, d: 0, inertia: {mass: 2, com: [0, 0, 0],"
+                     " inertia: [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]]}}\n")
+    (tmp_path / "log.csv").write_text("not a log\n")
+    result = run_in_process("payload", robot, tmp_path / "log.csv", "--robot-out", tmp_path / "robot.xml")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "robot.xml" in result.stderr and "no MJCF" in result.stderr and "link1" in result.stderr, result.stderr
+    assert not (tmp_path / "robot.xml").exists()
+
+
+def test_payload_mjcf_of_a_urdf_robot_keeps_its_links_and_the_drives_given(tmp_path):
+    """From a URDF robot (links, geometry) with friction and rotor inertias given: MuJoCo's inverse dynamics of the
+    MJCF (constraints off: Coulomb friction is MuJoCo's dry-friction constraint) is ours for the robot with the
+    payload attached, viscous friction and rotor inertias included."""
+    import dataclasses
+    import warnings
+
+    mujoco = pytest.importorskip("mujoco")
+    from test_payload_attach import _result
+    from test_urdf_update import EXPORTED
+
+    source = tmp_path / "exported_arm.urdf"
+    source.write_text(EXPORTED)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.load_robot(source, tip="tool", friction=True, rotor_inertia=True, exact_angles=False)
+    robot = dataclasses.replace(robot, joints=tuple(
+        dataclasses.replace(j, friction=(0.3 + 0.1 * k, 0.5, False), rotor_inertia=0.02 * (k + 1))
+        for k, j in enumerate(robot.joints)))
+    result = _result(robot.n_dof)
+    out = tmp_path / "arm.xml"
+    out.write_text(result.robot_text(robot, "mjcf"))
+    model = mujoco.MjModel.from_xml_path(str(out))
+    assert [model.body(k).name for k in range(1, model.nbody)] == ["arm", "forearm", "wrist_link"]
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    data = mujoco.MjData(model)
+    attached = result.attach(robot)
+    no_coulomb = dataclasses.replace(attached, joints=tuple(
+        dataclasses.replace(j, friction=(j.friction[0], False, False)) for j in attached.joints))
+    names = [j.name for j in robot.joints]
+    address = [model.joint(name).dofadr[0] for name in names]
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        q, qd, qdd = (rng.uniform(-2, 2, robot.n_dof) for _ in range(3))
+        data.qpos[address], data.qvel[address], data.qacc[address] = q, qd, qdd
+        mujoco.mj_inverse(model, data)
+        tau = bp.inverse_dynamics(bp.Model(no_coulomb), q[None], qd[None], qdd[None])[0]
+        np.testing.assert_allclose(data.qfrc_inverse[address], tau, rtol=0, atol=1e-9 * np.abs(tau).max())
