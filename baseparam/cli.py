@@ -1506,7 +1506,8 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen._export import check_checked, check_out_dir, check_prefix, export as write, parse_what
+    from .codegen._export import (check_checked, check_exported_files, check_out_dir, check_prefix, export as write,
+                                  parse_what)
     from .dynamics.printing import EXPORTED
     from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
@@ -1519,6 +1520,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         check_prefix(prefix, lang)
         check_checked(checked, lang)
         check_out_dir(out_dir)
+        check_exported_files(out_dir, prefix, lang)     # a read-only NAME.json: before the projection
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)

@@ -73,6 +73,22 @@ def test_every_library_writer_refuses_a_read_only_output(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["log.csv", "ro.txt"]
 
 
+@pytest.mark.parametrize("lang", ["c", "python"])
+def test_export_refuses_a_read_only_file_of_its_set_before_the_projection(tmp_path, monkeypatch, lang):
+    """export's files are named by --prefix and --lang before any work: a read-only NAME.json in --out was refused
+    only by the write, after the projection (minutes for a large robot). Refused first now, nothing written."""
+    from baseparam.projection import base_set
+
+    def no_projection(*args, **kwargs):
+        raise AssertionError("projected before the refusal")
+
+    monkeypatch.setattr(base_set, "find_base_parameters", no_projection)
+    _read_only_file(tmp_path / "arm.json")
+    result = run_in_process("export", PLANAR, "--lang", lang, "--prefix", "arm", "--out", tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "arm.json: is read-only" in result.stderr and os.listdir(tmp_path) == ["arm.json"]
+
+
 def test_a_writable_output_keeps_its_permissions_when_replaced(tmp_path):
     """Unchanged for a file that may be written: replaced, its mode kept."""
     from baseparam import _atomic
