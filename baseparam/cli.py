@@ -1826,8 +1826,12 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
         if robot_format == "urdf":
             _check_urdf_output(described)
         if robot_format == "mjcf":
+            from .errors import ArgumentError
             from .identification.payload import check_mjcf_output
-            check_mjcf_output(described, robot_out)
+            try:
+                check_mjcf_output(described)
+            except ArgumentError as exc:
+                _fail(f"{robot_out}: --robot-out: no MJCF ({exc})", 2)
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
         if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)

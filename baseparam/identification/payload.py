@@ -478,22 +478,20 @@ def _bodies(robot):
             else (0.0, np.zeros(3), np.zeros((3, 3))) for j in robot.joints]
 
 
-def check_mjcf_output(robot, label):
+def check_mjcf_output(robot):
     """Refuse, before the fit, a robot MuJoCo's MJCF cannot hold (a link before the last without a mass or inertia
     above MuJoCo's minimum, moments no rigid body has): the MJCF of ``robot`` with a small body added to its last
-    link is made and thrown away. ``label`` names the output (its file) in the message.
+    link is made and thrown away.
 
     Raises
     ------
     ArgumentError
+        :func:`~baseparam.model.mjcf_writer.robot_to_mjcf`'s, naming the robot and the link.
     """
     bodies = _bodies(robot)
     mass, com, inertia = bodies[-1]
     bodies[-1] = (mass + 1.0, com, inertia + 1e-3 * np.eye(3))      # the payload, its mass > 0 once attached
-    try:
-        _mjcf_text(robot, bodies, robot.source_file, None, said=False)
-    except ArgumentError as exc:
-        raise ArgumentError(f"{label}: --robot-out: no MJCF ({exc})") from None
+    _mjcf_text(robot, bodies, robot.source_file, None, said=False)
 
 
 def _mjcf_text(robot, bodies, source_file, note, said=True):
