@@ -861,9 +861,9 @@ class _Placing:
         A hard link keeps it while ``real`` stays in place: the new file's rename is then the one change, and a run
         killed at any instruction leaves the output there, old or new. Where no hard link can be made (a file
         system without them, another user's file under protected_hardlinks) it is moved aside, named after its
-        output (``.baseparam-PID-RANDOM.NAME.old``, when the name fits), so that a later run finding the output
-        missing puts it back (:func:`remove_stale`). Returns whether it was linked (its times are then made young
-        once the new file is in place: before, they were ``real``'s too)."""
+        output (:meth:`_move_aside`), so that a later run finding the output missing puts it back
+        (:func:`remove_stale`). Returns whether it was linked (its times are then made young once the new file is in
+        place: before, they were ``real``'s too)."""
         old = _temp_name(real, ".old")
         self.aside.append((old, real, None))
         try:                                # another writer's set moved it first: FileNotFoundError, nothing kept
@@ -876,15 +876,29 @@ class _Placing:
                 raise
             except OSError:
                 pass
-            named = _temp_name(real, f".{os.path.basename(real)}.old")
-            if len(os.fsencode(os.path.basename(named))) <= 255:
-                old = named
-                self.aside[-1] = (old, real, self.aside[-1][2])
-            os.replace(real, old)
+            old = self._move_aside(real, old)
         except FileNotFoundError:
             return False
         self._made_young(old)
         return False
+
+    def _move_aside(self, real, plain):
+        """Move ``real`` aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``), or ``plain`` where that
+        name is too long for the file system; each name noted in ``aside`` before the move. Returns the name used."""
+        import errno
+
+        times = self.aside[-1][2]
+        named = _temp_name(real, f".{os.path.basename(real)}.old")
+        self.aside[-1] = (named, real, times)
+        try:
+            os.replace(real, named)
+            return named
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+        self.aside[-1] = (plain, real, times)
+        os.replace(real, plain)
+        return plain
 
     @staticmethod
     def _made_young(old):

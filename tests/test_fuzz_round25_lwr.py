@@ -433,3 +433,29 @@ def test_payload_mjcf_of_a_urdf_robot_keeps_its_links_and_the_drives_given(tmp_p
         mujoco.mj_inverse(model, data)
         tau = bp.inverse_dynamics(bp.Model(no_coulomb), q[None], qd[None], qdd[None])[0]
         np.testing.assert_allclose(data.qfrc_inverse[address], tau, rtol=0, atol=1e-9 * np.abs(tau).max())
+
+
+def test_an_output_whose_moved_aside_name_is_too_long_is_still_replaced(tmp_path, monkeypatch):
+    """Without hard links, the old file's name carries the output's (`.baseparam-PID-RANDOM.NAME.old`): a name the
+    file system finds too long falls back to the plain `.old` name rather than failing the write."""
+    import errno
+
+    from baseparam import _atomic
+
+    out = tmp_path / ("o" * 200 + ".json")
+    out.write_text("old\n")
+    real_replace = os.replace
+
+    def no_link(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    def short_names(source, target):
+        if len(os.path.basename(target)) > 220:
+            raise OSError(errno.ENAMETOOLONG, "File name too long")
+        real_replace(source, target)
+
+    monkeypatch.setattr(_atomic.os, "link", no_link)
+    monkeypatch.setattr(_atomic.os, "replace", short_names)
+    with _atomic.outputs_together():
+        _atomic.write_text(out, "new\n")
+    assert out.read_text() == "new\n" and os.listdir(tmp_path) == [out.name]
