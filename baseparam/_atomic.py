@@ -870,7 +870,8 @@ class _Placing:
             info = os.stat(real)
             self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
             try:
-                os.link(real, old, follow_symlinks=False)
+                # not through a link put at the name since (where the system can tell; Windows cannot)
+                os.link(real, old, **({"follow_symlinks": False} if os.link in os.supports_follow_symlinks else {}))
                 return True
             except FileNotFoundError:
                 raise
