@@ -118,9 +118,9 @@ def _in_folder(folder):
 def _settings_of_the_user_only():
     """The block imports matplotlib for the command line: MATPLOTLIBRC and MPLCONFIGDIR (the user's explicit choices,
     honoured) made absolute for it, as named from the current folder (the import runs in another, see
-    :func:`_in_folder`), and what matplotlib logs about the settings file it reads (a bad value, a key it does not
-    know: its own lines on stderr) said as one warning line each. A settings file matplotlib cannot read (not UTF-8:
-    a traceback on import) is a :class:`~baseparam.errors.SettingsError` naming it."""
+    :func:`_in_folder`), and what matplotlib logs as it is imported (about the settings file it reads: a bad value,
+    a key it does not know; its own lines on stderr) said as one warning line each. A settings file matplotlib
+    cannot read (not UTF-8: a traceback on import) is a :class:`~baseparam.errors.SettingsError` naming it."""
     import logging
 
     from .errors import SettingsError, printable
@@ -131,8 +131,10 @@ def _settings_of_the_user_only():
             self.lines = []
 
         def emit(self, record):
-            text = next((line for line in record.getMessage().splitlines() if line.strip()), "")
-            self.lines.append(" ".join(text.split()))
+            text = " ".join(next((line for line in record.getMessage().splitlines() if line.strip()), "").split())
+            # matplotlib's own module reads the settings; its others' (fonts) said as they are
+            self.lines.append(f"matplotlib settings: {text[:300]}; that line ignored" if record.name == "matplotlib"
+                              else f"matplotlib: {text[:300]}")
 
     given = {name: os.environ[name] for name in ("MATPLOTLIBRC", "MPLCONFIGDIR") if os.environ.get(name)}
     for name, value in given.items():
@@ -156,7 +158,7 @@ def _settings_of_the_user_only():
                 os.environ[name] = value
     from ._warnings import warn
     for line in said.lines:
-        warn(f"matplotlib settings: {printable(line)[:300]}; that line ignored", UserWarning)
+        warn(printable(line), UserWarning)
 
 
 def _settings_file():
