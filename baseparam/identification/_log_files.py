@@ -18,7 +18,8 @@ def _present(traj):
 
 
 def _write_npz(path, arrays):
-    """An NPZ file of ``arrays`` ({name: array}), atomically, written by ``np.savez`` straight into the temporary file
+    """An NPZ file of ``arrays`` ({name: array of numbers or strings: no object array, which np.savez pickles, its
+    size unknown before}), atomically, written by ``np.savez`` straight into the temporary file
     (:func:`~baseparam._atomic.write_streamed`): its size, known from the arrays (:func:`_npz_size`), is checked
     against the free space first. Encoded in memory, the file was a second copy of the log (10⁶ × 7: +230 MB)."""
     write_streamed(path, _npz_size(arrays), lambda stream: np.savez(stream, **arrays), ".npz")
