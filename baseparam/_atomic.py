@@ -1,7 +1,8 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
 An interrupted run never leaves a half-written file, and the result behaves like a normal
-write, with one exception: an output whose name is a symbolic link is refused, whether the caller
+write, with two exceptions: an output file that is read-only is refused (as coreutils' ``cp`` refuses it; a
+rename would replace it silently), and an output whose name is a symbolic link is refused, whether the caller
 named it (``--json out.json``) or the library derived it (``export``'s files in ``out_dir``) — a
 link baseparam did not create must not redirect its write elsewhere (a link to a robot description,
 to ``~/.bashrc``). Only the last component is checked, as ``O_NOFOLLOW`` does: a linked *folder* on
@@ -102,10 +103,59 @@ def remove_stale(folder, now=None):
     it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
     id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
     on another machine sharing the folder, keeps its file changing.
+
+    An old version a killed run moved aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``, where
+    the output could not be kept by a hard link: see :meth:`_Placing._place`) is put back instead when the output
+    NAME is missing: the run was killed between its two renames.
     """
     young = []                          # one scan of the folder gives both
-    _discard(entry.path for entry in stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young))
-    _report_orphans(young)
+    stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
+    restored = _restore_moved_aside(stale + young)
+    _discard(entry.path for entry in stale if entry.path not in restored)
+    _report_orphans([entry for entry in young if entry.path not in restored])
+
+
+# The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
+_MOVED_ASIDE = re.compile(r"^\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old$")
+
+
+def _restore_moved_aside(entries):
+    """Put back, under their output's name, the old versions among ``entries`` (os.DirEntry of a killed run's
+    files) whose output is missing, and say it (a warning each). Returns the paths restored (a set)."""
+    from ._warnings import warn
+
+    restored = set()
+    for entry in entries:
+        match = _MOVED_ASIDE.match(entry.name)
+        if match is None:
+            continue
+        target = os.path.join(os.path.dirname(entry.path), match.group(1))
+        if os.path.lexists(target) or not _rename_without_replacing(entry.path, target):
+            continue
+        restored.add(entry.path)
+        warn(f"{printable(target)}: was missing, its old version put back from {printable(entry.name)} (a run was "
+             "killed between moving it aside and placing the new one)")
+    return restored
+
+
+def _rename_without_replacing(source, target):
+    """Rename ``source`` to ``target`` unless ``target`` exists (a hard link, then the old name removed; where the
+    file system has none, a rename after a last look). Whether it was renamed."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        return False
+    except OSError:
+        if os.path.lexists(target):
+            return False
+        try:
+            os.rename(source, target)
+        except OSError:
+            return False
+        return True
+    with contextlib.suppress(OSError):
+        os.unlink(source)
+    return True
 
 
 _REPORTED = set()       # the young orphans already reported by this process
@@ -309,6 +359,8 @@ def _target(path):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
+    if _read_only(real):
+        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
     for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
@@ -318,6 +370,20 @@ def _target(path):
             raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
                                "would change that input (choose another folder)")
     return path, real
+
+
+def _read_only(real):
+    """Whether ``real`` is a regular file that is read-only: no write permission for anyone (0444, which the superuser
+    could write over), or none for this process. A rename would replace it silently (the folder's permission is what
+    a rename asks); coreutils' ``cp`` refuses it, and so does every writer here. Special files are written in place,
+    and a missing file is new."""
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return False
+    if not stat.S_ISREG(mode):
+        return False
+    return not mode & 0o222 or not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _refuse_unresolvable(path, label):
@@ -331,21 +397,36 @@ def _refuse_unresolvable(path, label):
     ------
     StorageError
     """
-    import errno
-
     name = os.path.basename(path)
     if name in (".", ".."):
         raise StorageError(f"{label}: ends in {name!r}, a folder's name; expected a file name")
-    folder = os.path.dirname(path)
-    if ".." not in re.split(r"[\\/]" if os.altsep else "/", folder):
-        return
+    reason = unresolvable_folder(os.path.dirname(path))
+    if reason is not None:
+        raise StorageError(f"{label}: cannot write here ({reason})")
+
+
+def unresolvable_folder(folder):
+    """Why the system could not use ``folder`` as written while :func:`os.path.realpath` (and ``os.makedirs``) would:
+    a '..' in it after something that is no folder (``a_file/..``, ``missing/..``: realpath takes '..' by itself, the
+    system fails; ``os.makedirs('x.json/..')`` made a folder x.json, not the output's), or None.
+
+    Returns
+    -------
+    str or None
+        The system's words (``Not a directory``, ``No such file or directory``).
+    """
+    import errno
+
+    parts = re.split(r"([\\/])" if os.altsep else "(/)", os.fspath(folder))
+    if ".." not in parts:
+        return None
+    last = len(parts) - parts[::-1].index("..")             # the path up to its last '..', which must resolve
     try:
-        if stat.S_ISDIR(os.stat(folder).st_mode):
-            return
-        reason = os.strerror(errno.ENOTDIR)
+        if stat.S_ISDIR(os.stat("".join(parts[:last])).st_mode):
+            return None
+        return os.strerror(errno.ENOTDIR)
     except OSError as exc:
-        reason = _one_line(exc)
-    raise StorageError(f"{label}: cannot write here ({reason})")
+        return _one_line(exc)
 
 
 def check_output(path):
@@ -497,9 +578,9 @@ def atomic_path(path, suffix=".tmp"):
 
 
 def check_room(files):
-    """Refuse, before writing, contents (path → UTF-8 text, or bytes) that the free space of their file systems cannot
-    hold — their sizes are known: a full disk is said with the figures, not found by the write. Special files and
-    folders whose free space cannot be read are left to the write."""
+    """Refuse, before writing, contents (path → UTF-8 text, bytes, or their size in bytes) that the free space of
+    their file systems cannot hold — their sizes are known: a full disk is said with the figures, not found by the
+    write. Special files and folders whose free space cannot be read are left to the write."""
     from ._memory import format_size
 
     needed = {}
@@ -512,7 +593,10 @@ def check_room(files):
             device = os.stat(os.path.dirname(real)).st_dev
         except OSError:
             continue
-        size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
+        if isinstance(text, int):                       # a size known without the contents (write_streamed)
+            size = text
+        else:
+            size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
         if largest is not None and size > largest:
             raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(size)} to write, more than "
                                f"the {format_size(largest)} a file of this process may take (ulimit -f)")
@@ -576,10 +660,17 @@ def write_bytes(path, data, suffix=".tmp"):
     ``path`` atomically, refused first when the free space or the file size limit cannot take it
     (:func:`check_room`): their size is known once encoded, not found by the write half-way (a full disk, ``ulimit
     -f``). ``suffix`` ends the temporary file's name."""
+    write_streamed(path, len(data), lambda stream: stream.write(data), suffix)
+
+
+def write_streamed(path, size, write, suffix=".tmp"):
+    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), the ``size`` bytes
+    it writes known beforehand: refused first as :func:`write_bytes` refuses its data (:func:`check_room`), with no
+    encoded copy of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``)."""
     _target(path)                       # the name's own refusals first (a link, a folder)
-    check_room({path: data})
+    check_room({path: size})
     with atomic_path(path, suffix) as tmp, open(tmp, "wb") as stream:
-        stream.write(data)
+        write(stream)
 
 
 def _write(path, text):
@@ -756,23 +847,68 @@ class _Placing:
             try:
                 # each move noted before it is made: a signal just after it (checked after each call) must find
                 # it noted, or the old file moved aside was removed with the scratch and the set left half new
-                if os.path.exists(real):
-                    old = _temp_name(real, ".old")
-                    self.aside.append((old, real, None))
-                    with contextlib.suppress(FileNotFoundError):    # another writer's set moved it first
-                        info = os.stat(real)
-                        self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
-                        os.replace(real, old)
-                        # as young as the move, its times given back with it (undo): a rename keeps the
-                        # modification time, and an output last written long ago looked, to a run on another
-                        # machine (our process id unknown there), like a killed run's leftover (remove_stale);
-                        # not ours to touch (another user's file in a shared folder): left as it is
-                        with contextlib.suppress(OSError):
-                            os.utime(old)
+                linked = os.path.exists(real) and self._keep_old(real)
                 self.placed.append((real, file_identity(tmp)))
                 os.replace(tmp, real)
+                if linked:
+                    self._made_young(self.aside[-1][0])
             except OSError as exc:
                 raise StorageError(f"{path}: cannot write ({_one_line(exc)})") from None
+
+    def _keep_old(self, real):
+        """Keep the old file ``real`` under a temporary name before the new one replaces it, noted in ``aside``.
+
+        A hard link keeps it while ``real`` stays in place: the new file's rename is then the one change, and a run
+        killed at any instruction leaves the output there, old or new. Where no hard link can be made (a file
+        system without them, another user's file under protected_hardlinks) it is moved aside, named after its
+        output (:meth:`_move_aside`), so that a later run finding the output missing puts it back
+        (:func:`remove_stale`). Returns whether it was linked (its times are then made young once the new file is in
+        place: before, they were ``real``'s too)."""
+        old = _temp_name(real, ".old")
+        self.aside.append((old, real, None))
+        try:                                # another writer's set moved it first: FileNotFoundError, nothing kept
+            info = os.stat(real)
+            self.aside[-1] = (old, real, (info.st_atime_ns, info.st_mtime_ns))
+            try:
+                # not through a link put at the name since (where the system can tell; Windows cannot)
+                os.link(real, old, **({"follow_symlinks": False} if os.link in os.supports_follow_symlinks else {}))
+                return True
+            except FileNotFoundError:
+                raise
+            except OSError:
+                pass
+            old = self._move_aside(real, old)
+        except FileNotFoundError:
+            return False
+        self._made_young(old)
+        return False
+
+    def _move_aside(self, real, plain):
+        """Move ``real`` aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``), or ``plain`` where that
+        name is too long for the file system; each name noted in ``aside`` before the move. Returns the name used."""
+        import errno
+
+        times = self.aside[-1][2]
+        named = _temp_name(real, f".{os.path.basename(real)}.old")
+        self.aside[-1] = (named, real, times)
+        try:
+            os.replace(real, named)
+            return named
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+        self.aside[-1] = (plain, real, times)
+        os.replace(real, plain)
+        return plain
+
+    @staticmethod
+    def _made_young(old):
+        # as young as the move, its times given back with it (undo): a rename keeps the modification time, and an
+        # output last written long ago looked, to a run on another machine (our process id unknown there), like a
+        # killed run's leftover (remove_stale); not ours to touch (another user's file in a shared folder): left
+        # as it is
+        with contextlib.suppress(OSError):
+            os.utime(old)
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
@@ -811,7 +947,10 @@ class _Placing:
                 self.dropped.append(old)
             else:
                 with contextlib.suppress(OSError):  # cannot put it back: kept under its name rather than lost
-                    os.replace(old, real)
+                    if file_identity(old) is not None and file_identity(old) == file_identity(real):
+                        os.unlink(old)              # a hard link to the output never replaced (a rename: a no-op)
+                    else:
+                        os.replace(old, real)
                     if times is not None:
                         os.utime(real, ns=times)
             self.aside.pop()

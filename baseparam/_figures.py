@@ -27,9 +27,21 @@ def pyplot(private=False):
     ``private``: when this call imports matplotlib and MPLCONFIGDIR is not set, its configuration and cache
     folder is a temporary one, removed at exit. The command line asks for it: matplotlib otherwise writes its
     font list to ~/.cache/matplotlib and creates ~/.config/matplotlib, files outside the named outputs (and
-    reads the user's matplotlibrc, so that a figure depended on more than the command line)."""
+    reads the user's matplotlibrc, so that a figure depended on more than the command line). Its settings are then
+    read only from the files the user names for it, ``$MATPLOTLIBRC`` (a file, or a folder holding matplotlibrc)
+    and ``$MPLCONFIGDIR/matplotlibrc``: never from ``./matplotlibrc`` (a file of the folder the run started from,
+    which matplotlib reads first), nor from ~/.config/matplotlib. What matplotlib says of a bad line there is one
+    warning line (see :func:`_settings_of_the_user_only`)."""
+    if private and "matplotlib" not in sys.modules:
+        with _settings_of_the_user_only():
+            return _private_pyplot()
+    return _pyplot()
+
+
+def _private_pyplot():
+    """:func:`pyplot` ``private``, while matplotlib is imported."""
     chosen = os.environ.get("MPLCONFIGDIR")
-    if private and "matplotlib" not in sys.modules and chosen:
+    if chosen:
         problem = _not_a_config_folder(chosen)
         if problem is not None:
             # matplotlib said it in two lines of its own ("mkdir -p failed for path …", "Matplotlib created a
@@ -39,27 +51,128 @@ def pyplot(private=False):
             warn(f"MPLCONFIGDIR: {printable(repr(chosen))[:200]} is no folder matplotlib can write ({problem}); this "
                  "run's figures use a temporary one, removed at its end", UserWarning)
             chosen = None
-    if private and "matplotlib" not in sys.modules and not chosen:
-        import atexit
-
-        folder = private_folder(".baseparam-matplotlib")
-        _PRIVATE.append(folder)
-        atexit.register(remove_private)
-        users = os.environ.get("MPLCONFIGDIR")
+    folder = _private_config_folder()
+    users = os.environ.get("MPLCONFIGDIR")
+    if not chosen:
         os.environ["MPLCONFIGDIR"] = folder
         # the font list of a private folder is thrown away with it: its building ("Matplotlib is building the font
         # cache; this may take a moment.", after 5 s under load) and a failed save ("Could not save font_manager
         # cache [Errno 27] File too large" under `ulimit -f`) were lines on stderr beside the command's one
         import logging
         logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
+    try:
+        with _in_folder(folder):            # matplotlib reads ./matplotlibrc first: this empty folder has none
+            return _pyplot()                # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
+    finally:
+        # not passed on to the processes the run starts (the user's own, an unusable one, is put back)
+        if users is None:
+            os.environ.pop("MPLCONFIGDIR", None)
+        else:
+            os.environ["MPLCONFIGDIR"] = users
+
+
+def _private_config_folder():
+    """A new private folder for matplotlib (removed at exit): its configuration and cache folder unless the user set
+    MPLCONFIGDIR, and the empty current folder of its import."""
+    import atexit
+
+    folder = private_folder(".baseparam-matplotlib")
+    _PRIVATE.append(folder)
+    atexit.register(remove_private)
+    return folder
+
+
+@contextlib.contextmanager
+def _in_folder(folder):
+    """Within the block, ``folder`` is the current folder (the one it was before, after it).
+
+    matplotlib's import reads ``matplotlibrc`` in the current folder before any other (``matplotlib_fname``): the
+    command line's figures depended on a file in the folder a run started from, outside its named inputs (and a bad
+    value there was a raw line of matplotlib's own on stderr). A current folder this process cannot come back to
+    (removed, or not readable and unnamed) is left as it is: matplotlib cannot read a file in it either."""
+    try:
+        back = os.open(".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        back = None
+    if back is None or not hasattr(os, "fchdir"):
         try:
-            return pyplot()         # matplotlib reads MPLCONFIGDIR once, on import (its folders are cached)
-        finally:
-            # not passed on to the processes the run starts (the user's own, an unusable one, is put back)
-            if users is None:
-                del os.environ["MPLCONFIGDIR"]
+            back = os.getcwd() if back is None else (os.close(back), os.getcwd())[1]
+        except OSError:
+            yield
+            return
+    try:
+        os.chdir(folder)
+        yield
+    finally:
+        try:
+            if isinstance(back, int):
+                os.fchdir(back)
             else:
-                os.environ["MPLCONFIGDIR"] = users
+                os.chdir(back)
+        finally:
+            if isinstance(back, int):
+                os.close(back)
+
+
+@contextlib.contextmanager
+def _settings_of_the_user_only():
+    """The block imports matplotlib for the command line: MATPLOTLIBRC and MPLCONFIGDIR (the user's explicit choices,
+    honoured) made absolute for it, as named from the current folder (the import runs in another, see
+    :func:`_in_folder`), and what matplotlib logs as it is imported (about the settings file it reads: a bad value,
+    a key it does not know; its own lines on stderr) said as one warning line each. A settings file matplotlib
+    cannot read (not UTF-8: a traceback on import) is a :class:`~baseparam.errors.SettingsError` naming it."""
+    import logging
+
+    from .errors import SettingsError, printable
+
+    class Said(logging.Handler):            # the first line of each message (a bad key's goes on with a web address)
+        def __init__(self):
+            super().__init__(logging.WARNING)
+            self.lines = []
+
+        def emit(self, record):
+            text = " ".join(next((line for line in record.getMessage().splitlines() if line.strip()), "").split())
+            # matplotlib's own module reads the settings; its others' (fonts) said as they are
+            self.lines.append(f"matplotlib settings: {text[:300]}; that line ignored" if record.name == "matplotlib"
+                              else f"matplotlib: {text[:300]}")
+
+    given = {name: os.environ[name] for name in ("MATPLOTLIBRC", "MPLCONFIGDIR") if os.environ.get(name)}
+    for name, value in given.items():
+        with contextlib.suppress(OSError, ValueError):
+            os.environ[name] = os.path.abspath(value)
+    said = Said()
+    logger = logging.getLogger("matplotlib")
+    propagates = logger.propagate
+    logger.addHandler(said)
+    logger.propagate = False
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise SettingsError(f"{printable(_settings_file())}: matplotlib's settings file (matplotlibrc) is not UTF-8 "
+                            "text; fix it, or unset MATPLOTLIBRC/MPLCONFIGDIR") from None
+    finally:
+        logger.removeHandler(said)
+        logger.propagate = propagates
+        for name, value in given.items():
+            if os.environ.get(name) is not None:
+                os.environ[name] = value
+    from ._warnings import warn
+    for line in said.lines:
+        warn(printable(line), UserWarning)
+
+
+def _settings_file():
+    """The matplotlibrc matplotlib's import reads for the command line, as ``matplotlib_fname`` finds it without the
+    current folder's (absolute names: see :func:`_settings_of_the_user_only`)."""
+    rc = os.environ.get("MATPLOTLIBRC")
+    candidates = [rc, os.path.join(rc, "matplotlibrc")] if rc else []
+    if os.environ.get("MPLCONFIGDIR"):
+        candidates.append(os.path.join(os.environ["MPLCONFIGDIR"], "matplotlibrc"))
+    return next((name for name in candidates if os.path.isfile(name)), "matplotlibrc")
+
+
+def _pyplot():
+    """``matplotlib.pyplot``, with the Agg backend outside notebooks, MPLBACKEND's refusal said in one line."""
     chosen = os.environ.get("MPLBACKEND")
     if not chosen:
         import matplotlib

@@ -313,7 +313,7 @@ def _refuse_given(names, why):
 # Python imports from a .py name only; payload --robot-out writes the format its extension names. Each is matched
 # as the file's reader matches it: Python imports '.py' alone (X.PY is no module, even on a case-blind disk),
 # load_robot reads any case ('.URDF' is URDF): the flags of _CASE_SENSITIVE are compared as written.
-_SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf")}
+_SUFFIXES = {"--python": (".py",), "--robot-out": (".yaml", ".yml", ".urdf", ".xml")}
 _CASE_SENSITIVE = {"--python"}
 # The format each of these flags writes in every command that has it, and the extension a refusal suggests: load_robot
 # reads a description by its extension (URDF XML under o.yaml is read as YAML, and refused, as YAML under o.urdf), the
@@ -1506,7 +1506,8 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
     The code has no redundant operations (common subexpressions once, DH zeros folded, sin/cos once
     per joint); NAME.json records the base-parameter names and each function's operation count.
     """
-    from .codegen._export import check_checked, check_out_dir, check_prefix, export as write, parse_what
+    from .codegen._export import (check_checked, check_exported_files, check_out_dir, check_prefix, export as write,
+                                  parse_what)
     from .dynamics.printing import EXPORTED
     from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
@@ -1519,6 +1520,7 @@ def export(robot_file, lang, what, prefix, out_dir, checked, parameters, max_mem
         check_prefix(prefix, lang)
         check_checked(checked, lang)
         check_out_dir(out_dir)
+        check_exported_files(out_dir, prefix, lang)     # a read-only NAME.json: before the projection
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
@@ -1714,7 +1716,8 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
 @_json_option("mass, com, inertia and their standard deviations")
 @click.option("--robot-out", "robot_out", type=_Path(dir_okay=False),
               help="Write ROBOT_FILE with the payload on its last link (.yaml/.yml, or .urdf: from a URDF robot, its "
-                   "text with one more link on a fixed joint), for export, identify and forward dynamics.")
+                   "text with one more link on a fixed joint), for export, identify and forward dynamics; or .xml: "
+                   "MuJoCo's MJCF, for simulation.")
 @click.option("--static", is_flag=True,
               help="Mass and centre of mass only, from the still poses of the logs (held --still-duration s within "
                    "--still-tolerance rad, averaged; no filtering); with --unloaded, the same poses without the "
@@ -1806,7 +1809,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             warn(f"{path}: given twice as a loaded log: its samples count twice and the standard deviations "
                  "shrink; give each file once")
     _check_outputs(inputs, [("--json", json_out), ("--robot-out", robot_out)],
-                   {"--robot-out": "give a file name (.yaml, .yml or .urdf)"})
+                   {"--robot-out": "give a file name (.yaml, .yml, .urdf or .xml)"})
     robot_format = _robot_out_format(robot_out)
     _writable([("--json", json_out), ("--robot-out", robot_out)])
     with _one_line_errors(robot_file, inputs=inputs):
@@ -1822,6 +1825,13 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             check_attachable(described)
         if robot_format == "urdf":
             _check_urdf_output(described)
+        if robot_format == "mjcf":
+            from .errors import ArgumentError
+            from .identification.payload import check_mjcf_output
+            try:
+                check_mjcf_output(described)
+            except ArgumentError as exc:
+                _fail(f"{robot_out}: --robot-out: no MJCF ({exc})", 2)
         # before the logs are read as a floating base's (the reader's words would be about their format)
         require_fixed_base(robot, "payload identification")
         if model_file:      # another robot or arm refused before a log is read (identify_payload checks it again)
@@ -1966,10 +1976,11 @@ def _check_urdf_output(robot):
 
 
 def _robot_out_format(path):
-    """'yaml' or 'urdf' from --robot-out's extension, which :func:`_check_outputs` checked (None without it)."""
+    """'yaml', 'urdf' or 'mjcf' (.xml) from --robot-out's extension, which :func:`_check_outputs` checked (None
+    without it)."""
     if path is None:
         return None
-    return "urdf" if path.lower().endswith(".urdf") else "yaml"
+    return {".urdf": "urdf", ".xml": "mjcf"}.get(os.path.splitext(path.lower())[1], "yaml")
 
 
 

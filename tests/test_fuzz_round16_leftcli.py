@@ -99,7 +99,8 @@ def test_robot_out_refusal_is_the_same_check(tmp_path):
     result = CliRunner().invoke(main, ["payload", str(UR), str(tmp_path / "x.csv"), "--robot-out",
                                        str(tmp_path / "r.json")])
     assert result.exit_code == 2
-    assert "--robot-out" in result.output and "expected a .yaml, .yml or .urdf file name, got '.json'" in result.output
+    assert "--robot-out" in result.output
+    assert "expected a .yaml, .yml, .urdf or .xml file name, got '.json'" in result.output
 
 
 # --- 3. --mimic lock|independent on a URDF without mimic joints: one warning line, not silence ---

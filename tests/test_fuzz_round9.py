@@ -226,21 +226,24 @@ def test_write_texts_interrupted_leaves_no_open_block(tmp_path, monkeypatch, cal
 
 @pytest.mark.parametrize("moves", [1, 2, 3], ids=["old-aside", "first-placed", "second-aside"])
 def test_write_texts_interrupted_between_its_renames_keeps_the_old_set(tmp_path, monkeypatch, moves):
-    """A Ctrl-C right after one of the renames that put a set in place (old file aside, new file in): the old set
-    back whole. The move not yet noted was not undone: the old a.txt, moved aside, was then removed as scratch,
-    or the new a.txt stayed beside the old b.txt."""
+    """A Ctrl-C right after one of the steps that put a set in place (old file kept aside — a hard link since
+    round 25 —, new file in): the old set back whole. The move not yet noted was not undone: the old a.txt, moved
+    aside, was then removed as scratch, or the new a.txt stayed beside the old b.txt."""
     from baseparam import _atomic
     (tmp_path / "a.txt").write_text("old a")
     (tmp_path / "b.txt").write_text("old b")
-    replace, left = os.replace, [moves]
+    replace, link, left = os.replace, os.link, [moves]
 
-    def interrupted(src, dst):
-        replace(src, dst)
-        left[0] -= 1
-        if left[0] == 0:
-            raise KeyboardInterrupt
+    def interrupted(step):
+        def call(*args, **kwargs):
+            step(*args, **kwargs)
+            left[0] -= 1
+            if left[0] == 0:
+                raise KeyboardInterrupt
+        return call
 
-    monkeypatch.setattr(_atomic.os, "replace", interrupted)
+    monkeypatch.setattr(_atomic.os, "replace", interrupted(replace))
+    monkeypatch.setattr(_atomic.os, "link", interrupted(link))
     with pytest.raises(KeyboardInterrupt):
         _atomic.write_texts({str(tmp_path / "a.txt"): "new a", str(tmp_path / "b.txt"): "new b"})
     monkeypatch.undo()

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
+from .._atomic import (check_output, json_text, make_folders, remove_folders, robot_protected, unresolvable_folder,
+                       unwritable, write_texts)
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_name_fields,
                            check_option, check_path, comma_list, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
@@ -170,9 +171,39 @@ def check_out_dir(out_dir):
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: is a symbolic link (to "
                           f"{printable(repr(os.readlink(named)))}), which baseparam did not create; not written "
                           "through (remove the link, or choose another folder)")
+    reason = unresolvable_folder(out_dir)   # 'x.json/..': makedirs made a folder x.json, the files went beside it
+    if reason is not None:
+        raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: cannot create the directory ({reason}: a '..' "
+                          "after a name that is no folder)")
     problem = unwritable(os.path.join(os.fspath(out_dir), "NAME.json"), made=True)   # read-only, full: before the work
     if problem is not None:
         raise ExportError(f"{printable(os.fsdecode(out_dir))}: out_dir: {problem}")
+
+
+def exported_names(prefix, lang):
+    """The names of the files :func:`export` writes, in its order: ``NAME.h``, ``NAME.c`` (C) or
+    ``NAME_dynamics.py`` (Python; not NAME.py: with the default NAME, a module "baseparam.py" would shadow this
+    package), then ``NAME.json``.
+
+    Returns
+    -------
+    tuple of str
+    """
+    code = (f"{prefix}.h", f"{prefix}.c") if lang == "c" else (f"{prefix}_dynamics.py",)
+    return (*code, f"{prefix}.json")
+
+
+def check_exported_files(out_dir, prefix, lang):
+    """Refuse, before the work, a file :func:`export` would write into ``out_dir`` that no write may replace (a
+    read-only file, a symbolic link, a folder of that name: :func:`~baseparam._atomic.check_output`); the write
+    refused it only after the projection.
+
+    Raises
+    ------
+    StorageError
+    """
+    for name in exported_names(prefix, lang):
+        check_output(os.path.join(os.fspath(out_dir), name))
 
 
 def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, checked=False):
@@ -220,11 +251,11 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
     check_prefix(prefix, lang)
     check_out_dir(out_dir)
     counts = {r.name: operation_counts(r, base.robot) for r in selected}
+    names = exported_names(prefix, lang)
     if lang == "c":
-        files = dict(zip((f"{prefix}.h", f"{prefix}.c"), c_sources(base, selected, prefix, counts, checked)))
+        files = dict(zip(names[:2], c_sources(base, selected, prefix, counts, checked)))
     else:
-        # not NAME.py: with the default NAME, a module "baseparam.py" would shadow this package
-        files = {f"{prefix}_dynamics.py": python_source(base, selected, prefix, counts)}
+        files = {names[0]: python_source(base, selected, prefix, counts)}
     # the counts are the graphs', the same for C and Python: the document does not depend on --lang
     doc = {"robot": base.robot.name, "parameters": base.parameters, "n_dof": base.robot.n_dof,
            "base": list(base.names), "functions": counts,
@@ -235,7 +266,7 @@ def export(base, lang, what=FUNCTIONS, prefix="baseparam", out_dir=".", *, check
     if checked:                       # the C entry points that check their inputs, and the bounds (else unchanged)
         doc["checked"] = {"functions": [f"{prefix}_{r.name}_checked" for r in selected], "max_state": ABSURD,
                           "max_parameter": ABSURD_PARAMETER}
-    files[f"{prefix}.json"] = json_text(doc)
+    files[names[-1]] = json_text(doc)
     paths = [os.path.join(out_dir, name) for name in files]
     try:
         made = make_folders(out_dir)   # removed again with the command's outputs if they are discarded

@@ -28,7 +28,7 @@ run, and a cache others may change is not used (said once).
 each kernel is compiled into a temporary folder, loaded, and the folder removed at once (so a new
 process compiles again). A compile works in a scratch folder named with the process id (``tmp-kernel-PID-…`` in
 the cache, ``baseparam-kernel-PID-…`` in the system's temporary folder without one), removed when it ends, by the
-command's forced exit too, and, left by a killed run, by a later compile once stale.
+command's forced exit too, and, left by a killed run, by a later run's first use of the cache once stale.
 """
 from __future__ import annotations
 
@@ -136,6 +136,8 @@ def load(source, functions, flags=FLAGS):
         if lib is not None:
             return lib
         folder = _trusted_cache(cache_dir())
+        if folder is not None:
+            _sweep_once(folder)
         # no disk cache: compile in a temporary folder, gone once loaded
         with (contextlib.nullcontext(folder) if folder is not None else
               _scratch(tempfile.gettempdir(), NO_CACHE)) as where:
@@ -307,6 +309,19 @@ def _scratch(folder, kind):
     finally:
         remove_tree(tmp)
         _LIVE.discard(tmp)
+
+
+# The caches whose killed runs' scratch folders this process has removed (_sweep_once)
+_SWEPT = set()
+
+
+def _sweep_once(folder):
+    """Remove the stale scratch folders of killed runs in the cache ``folder``, once per process and cache: a run
+    that only loads kernels compiled before never compiles, and a killed compile's folder (kernel.c, part of
+    kernel.so) stayed until some later run compiled a new kernel. One listing of the cache, in the first load."""
+    if folder not in _SWEPT:
+        _SWEPT.add(folder)
+        remove_stale_scratch(folder)
 
 
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):

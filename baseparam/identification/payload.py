@@ -405,10 +405,13 @@ class PayloadResult:
         ----------
         robot : Robot or str
             The robot, or its description file.
-        fmt : {'yaml', 'urdf'}
+        fmt : {'yaml', 'urdf', 'mjcf'}
             'urdf' from a robot read from a URDF: its text, with the payload as one more link on a fixed
             joint to the last link (:func:`~baseparam.model.attach.urdf_with_payload`); from another robot,
-            a new URDF of the robot with the payload in its last link.
+            a new URDF of the robot with the payload in its last link. 'mjcf': MuJoCo's MJCF of the robot with
+            the payload in its last body (:func:`~baseparam.model.mjcf_writer.robot_to_mjcf`: a URDF robot's
+            geometry kept, its meshes looked for beside its file), the drives the description gives values of
+            as ``damping``, ``frictionloss`` and ``armature``.
 
         Returns
         -------
@@ -416,18 +419,19 @@ class PayloadResult:
         """
         from ..model.urdf_writer import check_urdf_gravity, robot_to_urdf
 
-        check_option(fmt, "fmt", ("yaml", "urdf"), error=SettingsError)
+        check_option(fmt, "fmt", ("yaml", "urdf", "mjcf"), error=SettingsError)
         robot = require_robot(load_robot(robot) if is_file_name(robot) else robot)    # a file, as attach takes
         attached = self.attach(robot)
         if fmt == "yaml":
             return robot_to_yaml(attached)
+        if fmt == "mjcf":
+            return _mjcf_text(attached, _bodies(attached), robot.source_file,
+                              "the robot with the payload identified by baseparam in its last body")
         if robot.from_urdf_text:
             return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
         _warn_drives_left_out(robot)
-        bodies = [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
-                  else (0.0, np.zeros(3), np.zeros((3, 3))) for j in attached.joints]
-        return robot_to_urdf(attached, bodies)
+        return robot_to_urdf(attached, _bodies(attached))
 
     def to_dict(self, flange=None):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
@@ -466,6 +470,55 @@ class PayloadResult:
         if self.mode == "static":
             return "point mass"
         return "identified" if self.rank >= 10 else "partly identified"
+
+
+def _bodies(robot):
+    """Per joint of ``robot``, its body (mass, com, inertia about it; zeros where the description gives none)."""
+    return [(j.inertia.mass, j.inertia.com, j.inertia.inertia) if j.inertia is not None
+            else (0.0, np.zeros(3), np.zeros((3, 3))) for j in robot.joints]
+
+
+def check_mjcf_output(robot):
+    """Refuse, before the fit, a robot MuJoCo's MJCF cannot hold (a link before the last without a mass or inertia
+    above MuJoCo's minimum, moments no rigid body has): the MJCF of ``robot`` with a small body added to its last
+    link is made and thrown away.
+
+    Raises
+    ------
+    ArgumentError
+        :func:`~baseparam.model.mjcf_writer.robot_to_mjcf`'s, naming the robot and the link.
+    """
+    bodies = _bodies(robot)
+    mass, com, inertia = bodies[-1]
+    bodies[-1] = (mass + 1.0, com, inertia + 1e-3 * np.eye(3))      # the payload, its mass > 0 once attached
+    _mjcf_text(robot, bodies, robot.source_file, None, said=False)
+
+
+def _mjcf_text(robot, bodies, source_file, note, said=True):
+    """The MJCF of ``robot`` carrying ``bodies``, with the viscous and Coulomb friction and the rotor inertias its
+    joints give values of (a URDF's ``<dynamics damping friction>`` where friction is not declared); ``said``: warn
+    of the drives MJCF has no place for (a friction offset, a Stribeck term)."""
+    import os
+
+    from ..model.mjcf_writer import robot_to_mjcf
+
+    def value(entry):
+        return float(entry) if _value_given(entry) else 0.0
+
+    friction = []
+    for joint in robot.joints:
+        given = (value(joint.friction[0]), value(joint.friction[1]))
+        if given == (0.0, 0.0) and joint.friction_prior is not None:
+            given = tuple(float(v) for v in joint.friction_prior)
+        friction.append(given)
+    armature = [value(j.rotor_inertia) for j in robot.joints]
+    left_out = [j for j in robot.joints if _value_given(j.friction[2]) or _value_given(_stribeck_friction(j))]
+    if said and left_out:
+        warn(f"payload: the MJCF of {shown(robot.name)} leaves out its friction offsets and Stribeck terms (MJCF has "
+             "no place for them); the YAML keeps them", DataWarning)
+    return robot_to_mjcf(robot, bodies, friction=friction, armature=armature,
+                         urdf_folder=None if source_file is None else os.path.dirname(os.path.abspath(source_file)),
+                         note=note)
 
 
 def _warn_drives_left_out(robot):
