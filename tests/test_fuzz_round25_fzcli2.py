@@ -58,3 +58,57 @@ def test_a_local_cluster_starts_no_more_workers_than_logs_and_none_prints_the_sc
         warnings.simplefilter("always")
         warnings.warn(SCRATCH_WARNING, UserWarning, stacklevel=1)
     assert len(after) == 1
+
+
+# --- 2. a wrench read from the log's own time, position or torque columns ---
+
+@pytest.mark.parametrize("columns,said", [
+    ("7,8,9,10,11,12", "fx (of '7,8,9,10,11,12') is the log's torques of joint 1 (field tau)"),
+    ("q1,q2,q3,q4,q5,q6", "fx (of 'q1,q2,q3,q4,q5,q6') is the log's positions of joint 1 (field q)"),
+    ("fx,fy,fz,mx,my,t", "mz (of 'fx,fy,fz,mx,my,t') is the log's time (field t)")])
+def test_a_wrench_column_that_is_the_logs_own_time_position_or_torque_is_refused(tmp_path, columns, said):
+    """`payload R log.csv --wrench 7,8,9,10,11,12` of a log whose columns 7–12 are its joint torques (0-based numbers
+    counted from t) fitted a payload from the arm's torques read as a force and a moment: exit 0, a payload with its
+    vendor formats; `--wrench 1,2,…` (the positions) the same with a warning. A wrench component that is, sample for
+    sample, a column the log reads as its time, positions or torques is now refused in one line; the sensor's own
+    columns of the same log still give the payload."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from conftest import ROOT, one_line
+    from test_payload import CASES, _multisine, _torques
+    ur10e = ROOT / "robots" / "ur10e.yaml"
+    robot = bp.load_robot(ur10e)
+    t, q, qd, qdd = (a[:800] for a in _multisine(robot.n_dof))
+    tau = _torques(robot, CASES[0][1], q, qd, qdd)
+    wrench = np.random.default_rng(0).normal(size=(len(t), 6))     # a sensor's columns, other than the log's
+    header = ",".join(["t", *(f"q{j}" for j in range(1, 7)), *(f"tau{j}" for j in range(1, 7)),
+                       "fx", "fy", "fz", "mx", "my", "mz"])
+    log = tmp_path / "log.csv"
+    np.savetxt(log, np.column_stack([t, q, tau, wrench]), delimiter=",", header=header, comments="")
+    out = tmp_path / "p.json"
+    result = CliRunner().invoke(main, ["payload", str(ur10e), str(log), "--wrench", columns, "--json", str(out)])
+    one_line(result, str(log), "--wrench", said)
+    assert not out.exists()
+    sensor = CliRunner().invoke(main, ["payload", str(ur10e), str(log), "--wrench", "fx,fy,fz,mx,my,mz"])
+    assert sensor.exit_code == 0, sensor.output
+
+
+def test_a_wrench_npz_key_naming_the_positions_is_refused(tmp_path):
+    """The NPZ form: `--wrench q` (the (S, 6) positions of a six-joint arm) was read as the wrench, exit 0."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.cli import main
+    from click.testing import CliRunner
+    from conftest import ROOT, one_line
+    from test_payload import CASES, _multisine, _torques
+    ur10e = ROOT / "robots" / "ur10e.yaml"
+    robot = bp.load_robot(ur10e)
+    t, q, qd, qdd = (a[:800] for a in _multisine(robot.n_dof))
+    log = tmp_path / "log.npz"
+    np.savez(log, t=t, q=q, tau=_torques(robot, CASES[0][1], q, qd, qdd))
+    one_line(CliRunner().invoke(main, ["payload", str(ur10e), str(log), "--wrench", "q"]),
+             "--wrench", "fx (of 'q') is the log's positions of joint 1 (field q)")
