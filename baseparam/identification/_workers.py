@@ -50,8 +50,8 @@ def map_logs(logs, task, folds, *, workers=1, scheduler=None, progress=None, con
         None: ``folds`` is not passed (a reducer without folds, ``scale_log``).
     workers : int
     scheduler : str or None
-        A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes), in any case and
-        with spaces around (:func:`scheduler_named`).
+        A Dask scheduler's address, or 'local' (a local cluster of ``workers`` processes, at most one per log), in
+        any case and with spaces around (:func:`scheduler_named`).
     progress : callable, optional
         ``progress(done, total)``.
     connect_timeout : float or None
@@ -168,6 +168,9 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
     # its scratch folder, the nannies' environment variables
     with contextlib.ExitStack() as undo:
         if scheduler == "local":
+            # one log each at a time, as a process pool's (_in_processes): a worker beyond the logs has nothing to do,
+            # and `--scheduler local --workers 1024` of one log started 1024 processes (over 300 s on two cores)
+            workers = min(workers, len(logs))
             room_for_a_local_cluster(workers)
             undo.callback(_restore, _environ())
             # the cluster's working files in a folder of this run, removed with it (Dask's default,
@@ -187,7 +190,7 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             # worker killed below left the scheduler's "Batched Comm Closed" and a CommClosedError traceback on
             # stderr (1 stopped run in 20); silenced until the close has stopped that loop
             undo.enter_context(_dask_logs_silenced(logging.CRITICAL))
-            with caller_not_reimported():
+            with caller_not_reimported(), _scratch_warning_silenced():
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
                 address = _cluster_started(LocalCluster, n_workers=workers, threads_per_worker=1, processes=True,
@@ -424,6 +427,30 @@ def _dask_logs_silenced(level=logging.CRITICAL + 1):
                 stack.callback(handler.setLevel, handler.level)
                 handler.setLevel(level)
         yield
+
+
+# The start of Dask's warning that its scratch folders took over a second to make (distributed.core.Server): the
+# folder is this run's own, on a local disk (private_folder), and on a busy machine each of the cluster's processes
+# printed it raw, a source line with it, before the run's report
+_SCRATCH_WARNING = "Creating scratch directories is taking a surprisingly long time"
+
+
+@contextlib.contextmanager
+def _scratch_warning_silenced():
+    """Dask's slow-scratch-folder warning ignored while a local cluster starts: in this process (its scheduler and
+    nannies) and in the worker processes the nannies spawn, which are started with the caller's ``-W`` options
+    (``sys.warnoptions``), not its warning filters."""
+    import sys
+    import warnings
+
+    option = f"ignore:{_SCRATCH_WARNING}:UserWarning"
+    sys.warnoptions.append(option)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_SCRATCH_WARNING, category=UserWarning)
+            yield
+    finally:
+        sys.warnoptions.remove(option)
 
 
 def _environ():

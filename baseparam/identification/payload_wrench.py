@@ -160,6 +160,7 @@ def log_wrench(path, names, log, skip_bad_rows=False):
     if len(values) + len(dropped) != log.n_samples:        # no row of the wrench's to drop from the trajectory
         raise DataError(f"{log.source}: wrench: {len(values) + len(dropped)} rows, but the trajectory has "
                         f"{log.n_samples} samples{_fewer_samples_hint(log.n_samples, len(values) + len(dropped))}")
+    _refuse_trajectory_columns(values, dropped, log, names)
     if not dropped:
         return log, values
     keep = np.ones(log.n_samples, bool)
@@ -173,6 +174,45 @@ def log_wrench(path, names, log, skip_bad_rows=False):
               if getattr(log, name) is not None}
     skipped = tuple(sorted([*log.skipped, *(entry for _, entry in dropped)], key=lambda entry: entry[0]))
     return dataclasses.replace(log, **arrays, skipped=skipped), values
+
+
+# The trajectory's fields a wrench column may repeat by a slip, and what a refusal calls each one's column
+_TRAJECTORY_FIELDS = (("t", "time"), ("q", "positions"), ("qd", "velocities"), ("tau", "torques"))
+
+
+def _refuse_trajectory_columns(values, dropped, log, names):
+    """Refuse a wrench component whose values are, sample for sample, one of the log's own time, position, velocity or
+    torque columns (``--wrench t,q1,q2,q3,q4,q5``, or the 0-based numbers of those columns): a slip read as a force,
+    which fitted a payload from the arm's motion, exit 0 with a warning at most. A column that never changes is
+    let through (a sensor's zero moment can equal a joint held at 0).
+
+    Parameters
+    ----------
+    values : ndarray, shape (S - len(dropped), 6)
+        The wrench of the rows kept.
+    dropped : list of (int, tuple)
+        The rows dropped for a damaged wrench value (their place among the trajectory's samples first).
+    log : Trajectory
+    names : str
+        The columns as given, named in the refusal.
+    """
+    keep = np.ones(log.n_samples, bool)
+    keep[[k for k, _ in dropped]] = False
+    for i, component in enumerate(_COMPONENTS):
+        column = values[:, i]
+        if not np.ptp(column) > 0:
+            continue
+        for field, what in _TRAJECTORY_FIELDS:
+            data = getattr(log, field)
+            if data is None:
+                continue
+            data = np.asarray(data, float)[keep]
+            data = data[:, None] if data.ndim == 1 else data
+            same = [j for j in range(data.shape[1]) if np.array_equal(data[:, j], column)]
+            if same:
+                joint = "" if field == "t" else f" of joint {same[0] + 1}"
+                raise SettingsError(f"{log.source}: wrench: {component} (of {shown(str(names))}) is the log's "
+                                    f"{what}{joint} (field {field}), sample for sample; give the sensor's six columns")
 
 
 def _read_wrench(path, names, skipped, unit, skip_bad_rows):
