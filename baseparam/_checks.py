@@ -128,6 +128,9 @@ def plain_texts(settings: dict) -> dict:
 EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".csv": "CSV", ".urdf": "URDF",
                      ".yaml": "YAML", ".yml": "YAML", ".h5": "HDF5", ".hdf5": "HDF5", ".npz": "NPZ",
                      ".parquet": "Parquet", ".mcap": "MCAP", ".bag": "ROS bag",
+                     # XML: a URDF or a MuJoCo model (robot descriptions are read by their root element); JSON or
+                     # YAML under o.xml was written, exit 0 (describe --yaml o.xml)
+                     ".xml": "XML",
                      # compressed (numpy, pandas and the trajectory readers' users open x.csv.gz as gzip: numpy's
                      # and pandas' extensions) and figures (matplotlib's): no writer here writes them, so text under
                      # such a name is refused (excite --out x.csv.gz wrote plain CSV, find --json x.png JSON, exit 0)
@@ -136,6 +139,9 @@ EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".c
                      ".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".pdf": "PDF", ".svg": "SVG", ".svgz": "SVG",
                      ".eps": "PostScript", ".ps": "PostScript", ".tif": "TIFF", ".tiff": "TIFF", ".gif": "GIF",
                      ".webp": "WebP", ".avif": "AVIF"}
+
+
+_XML_FORMATS = ("URDF", "MJCF")      # what an '.xml' name may hold
 
 
 def check_written_format(path, writes: str, suggested: str, name: str = "path"):
@@ -162,7 +168,7 @@ def check_written_format(path, writes: str, suggested: str, name: str = "path"):
         return
     ext = os.path.splitext(text)[1]
     said = EXTENSION_FORMATS.get(ext.lower())
-    if said not in (None, writes):
+    if said not in (None, writes) and not (said == "XML" and writes in _XML_FORMATS):
         raise ArgumentError(f"{name}: {printable(text)}: writes {writes}, and a {ext!r} name says {said} (a reader "
                             f"would take it for {said}); give a {suggested} name")
 
