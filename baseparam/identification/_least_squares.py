@@ -264,15 +264,17 @@ def accumulate(base, processed, factor, shapes=None, folds=0, check=True):
         normal.G, normal.h = factors.G[:, :, :R, :R].sum(axis=0), factors.G[:, :, :R, R].sum(axis=0)
         normal.tt = factors.G[:, :, R, R].sum(axis=0)
     if check:
-        check_pooled(base, normal, processed[0].source)
+        check_pooled(base, normal, processed[0].source, factor)
     return normal, effective, factors
 
 
-def check_pooled(base, normal, source):
-    """Refuse normal equations of too few samples, or with a joint whose torque is zero in every sample."""
+def check_pooled(base, normal, source, factor=1):
+    """Refuse normal equations of too few samples, or with a joint whose torque is zero in every sample; ``factor``
+    (the decimation's) is named among the causes when it is above 1: it keeps one sample in ``factor``."""
     if normal.n_samples <= base.rank:
+        causes = "less rest trimming" + (f", or a decimate factor below {factor}" if factor > 1 else "")
         raise DataError(f"{source}: {counted(normal.n_samples, 'samples')} kept for {base.rank} base parameters; "
-                        "need more data (or less rest trimming)")
+                        f"need more data (or {causes})")
     refuse_joint_without_torque(source, normal.tt)
 
 

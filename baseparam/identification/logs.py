@@ -280,7 +280,7 @@ def identify_logs(robot, logs, *, validate=None, method="ols", preprocessing: Op
     n_samples = np.sum([r.n_samples for r in reductions], axis=0)   # depend on which worker finished first
     effective = float(np.sum([r.effective for r in reductions]))
     normal = _normal(G, n_samples)
-    check_pooled(base, normal, reductions[0].source)
+    check_pooled(base, normal, reductions[0].source, 1 if preprocessing is None else preprocessing.decimate)
     factors = _factors(G, n_samples) if consistent else None
     with single_threaded():
         estimator._solve(normal, effective, factors)
