@@ -1,0 +1,42 @@
+"""Fuzz round twenty-five, the Python API (issue 28): a forked driver gave every public function and method one
+odd argument at a time (matrices, masked arrays, object/complex/bool/text/date dtypes, views, read-only, 0-d, empty,
+huge, NaN) and compared random URDF trees, fixed and free-flying, with pinocchio; each find here with a test that
+fails before its fix."""
+import warnings
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from conftest import ROOT
+
+RRR = bp.load_robot(ROOT / "robots" / "planar_rrr.yaml")
+MODEL = bp.Model(RRR, np.random.default_rng(8).uniform(0.1, 1.0, bp.ColumnLayout(RRR).n_standard))
+
+
+# -- Inertia: its numbers read as the library reads numbers ----------------------------------------------------------
+@pytest.mark.parametrize("field, com, inertia, words", [
+    ("com", np.zeros(3) + 1j, np.eye(3), "complex values"),
+    ("inertia", np.zeros(3), np.eye(3) + 0j, "complex values"),
+    ("com", np.array(["0.1", "0", "0"]), np.eye(3), "text"),
+    ("inertia", np.zeros(3), np.eye(3).astype(str), "text"),
+    ("com", np.zeros(3, dtype="datetime64[s]"), np.eye(3), "dates"),
+    ("com", np.zeros(3, dtype=[("x", float)]), np.eye(3), "records"),
+    ("com", [True, False, False], np.eye(3), "booleans"),
+    ("com", [10 ** 400, 0, 0], np.eye(3), "beyond the float range")])
+def test_an_inertia_of_numbers_that_are_not_real_is_refused_naming_its_field(field, com, inertia, words):
+    """``Inertia`` converted com and inertia by ``np.array(…, dtype=float)``: complex values lost their imaginary part
+    with numpy's raw ComplexWarning, and text, dates, records and booleans were taken as numbers, silently. Now read
+    by the library's real_array, the field named."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.RobotDescriptionError, match=rf"^Inertia\.{field}: .*{words}"):
+            bp.Inertia(1.0, com, inertia)
+
+
+def test_an_inertia_of_numbers_is_kept_as_before():
+    body = bp.Inertia(2, [0, 0.1, 0], [[1, 0, 0], [0, 2, 0], [0, 0, 2]])
+    assert body.mass == 2.0 and body.com.dtype == np.float64 and np.array_equal(body.com, [0, 0.1, 0])
+    assert np.array_equal(body.inertia, np.diag([1.0, 2.0, 2.0]))
+    masked = bp.Inertia(2.0, np.ma.masked_array([0, 0.1, 0.0], mask=False), np.diag([1.0, 2.0, 2.0]))
+    assert masked == body
