@@ -40,3 +40,26 @@ def test_an_inertia_of_numbers_is_kept_as_before():
     assert np.array_equal(body.inertia, np.diag([1.0, 2.0, 2.0]))
     masked = bp.Inertia(2.0, np.ma.masked_array([0, 0.1, 0.0], mask=False), np.diag([1.0, 2.0, 2.0]))
     assert masked == body
+
+
+# -- Metrics.compare: the times it keeps --------------------------------------------------------------------------
+TAU = np.arange(1.0, 16.0).reshape(5, 3)
+
+
+@pytest.mark.parametrize("t, words", [
+    (np.array([0, 1, np.nan, 3, 4.0]), "NaN or inf"), (np.arange(5) + 1j, "complex values"),
+    (np.arange(5).astype(str), "text"), (np.arange(5) > 2, "booleans"),
+    (np.zeros(5, dtype="datetime64[s]"), "dates")])
+def test_compare_refuses_times_that_are_not_finite_numbers(t, words):
+    """``Metrics.compare`` checked only the shape of ``t``: NaN, complex, text, boolean or date times were kept in the
+    result as given (a NaN returned, text where plots read seconds). Now checked as tau is."""
+    with pytest.raises(bp.ArgumentError, match=rf"^t: .*{words}"):
+        bp.Metrics.compare(TAU, TAU + 0.1, t)
+
+
+def test_compare_keeps_times_as_before():
+    t = np.linspace(0.0, 1.0, 5)
+    metrics = bp.Metrics.compare(TAU, TAU + 0.1, t)
+    assert metrics.t is t or np.array_equal(metrics.t, t)
+    assert np.array_equal(bp.Metrics.compare(TAU, TAU + 0.1).t, np.arange(5.0))
+    assert np.array_equal(bp.Metrics.compare(TAU, TAU + 0.1, [0, 1, 2, 3, 4]).t, np.arange(5.0))
