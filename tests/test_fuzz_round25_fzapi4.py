@@ -63,3 +63,21 @@ def test_compare_keeps_times_as_before():
     assert metrics.t is t or np.array_equal(metrics.t, t)
     assert np.array_equal(bp.Metrics.compare(TAU, TAU + 0.1).t, np.arange(5.0))
     assert np.array_equal(bp.Metrics.compare(TAU, TAU + 0.1, [0, 1, 2, 3, 4]).t, np.arange(5.0))
+
+
+# -- Metrics.from_residuals: a quotient beyond the float range ----------------------------------------------------
+@pytest.mark.parametrize("t2", [[5e-324, 1.0, 1.0], [1e-10, 1.0, 1.0]])
+def test_an_nrmse_beyond_the_float_range_is_refused_not_inf(t2):
+    """Σe² = 1 over a Στ² of 5e-324 (torques of 1e-162 N·m): Σe²/Στ² overflowed, numpy's raw RuntimeWarning
+    ("overflow encountered in divide") and an NRMSE of inf returned. Now one line naming the joint."""
+    e2 = np.array([1e300 if t2[0] == 1e-10 else 1.0, 1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=r"^e2, t2: joint 1: Σe²/Στ² beyond the floating-point range"):
+            bp.Metrics.from_residuals(e2, np.array(t2), 5)
+
+
+def test_figures_of_ordinary_sums_are_as_before():
+    metrics = bp.Metrics.from_residuals(np.array([1.0, 4.0, 0.25]), np.array([4.0, 4.0, 0.0]), 5)
+    assert np.array_equal(metrics.nrmse_percent[:2], [50.0, 100.0]) and np.isnan(metrics.nrmse_percent[2])
+    assert metrics.nrmse_pooled_percent == 100.0 * np.sqrt(5.25 / 8.0)
