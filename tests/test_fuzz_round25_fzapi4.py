@@ -81,3 +81,22 @@ def test_figures_of_ordinary_sums_are_as_before():
     metrics = bp.Metrics.from_residuals(np.array([1.0, 4.0, 0.25]), np.array([4.0, 4.0, 0.0]), 5)
     assert np.array_equal(metrics.nrmse_percent[:2], [50.0, 100.0]) and np.isnan(metrics.nrmse_percent[2])
     assert metrics.nrmse_pooled_percent == 100.0 * np.sqrt(5.25 / 8.0)
+
+
+# -- regressors filling a buffer the states are read from ----------------------------------------------------------
+@pytest.mark.parametrize("samples", [5, 20_000])       # the numpy blocks and the compiled loop
+@pytest.mark.parametrize("which", ["regressor", "slotine_li_regressor"])
+def test_a_regressor_buffer_holding_the_states_gives_the_regressor(samples, which):
+    """``out`` that shares memory with q (q a view of the buffer's first values, as a caller reusing one block of
+    memory may have): the regressor was written over the states while they were read, silently wrong (off by 10¹¹ at
+    20 000 samples). The states are now read from a copy in that case: the regressor of the states given."""
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.normal(size=(3, samples, 3))
+    function = getattr(bp, which)
+    args = (q, qd, qdd) if which == "regressor" else (q, qd, qd, qdd)
+    expected = function(MODEL, *args)
+    out = np.zeros(expected.shape)
+    shared = out.reshape(-1)[:q.size].reshape(q.shape)
+    shared[:] = q
+    got = function(MODEL, shared, *args[1:], out=out)
+    assert got is out and np.array_equal(got, expected)
