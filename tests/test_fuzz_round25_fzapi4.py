@@ -100,3 +100,37 @@ def test_a_regressor_buffer_holding_the_states_gives_the_regressor(samples, whic
     shared[:] = q
     got = function(MODEL, shared, *args[1:], out=out)
     assert got is out and np.array_equal(got, expected)
+
+
+# -- ForwardDynamics.rk4: arrays it writes while it reads ---------------------------------------------------------
+def _start(n=5):
+    q, qd = np.zeros((n + 1, 3)), np.zeros((n + 1, 3))
+    q[0], qd[0] = [0.1, 0.2, 0.3], [0.5, 0.1, 0.2]
+    return q, qd, np.full(n, 0.01), np.ones((n, 3))
+
+
+def test_rk4_refuses_states_that_share_memory():
+    """``rk4(q, q, dt, tau)``: q and q̇ one array, written in place by the compiled loop, gave a motion, silently
+    wrong; a tau that overlapped q's rows was read after the steps had written them. Now refused in one line."""
+    kernel = bp.ForwardDynamics(MODEL)
+    q, _, dt, tau = _start()
+    with pytest.raises(bp.ArgumentError, match=r"^q, qd: the same memory"):
+        kernel.rk4(q, q, dt, tau)
+    block = np.zeros((7, 3))
+    q, qd, dt, _ = _start()
+    q_in_block, tau_in_block = block[:6], block[1:6]
+    q_in_block[0], tau_in_block[:] = q[0], 1.0
+    with pytest.raises(bp.ArgumentError, match=r"^q, tau: the same memory"):
+        kernel.rk4(q_in_block, qd, dt, tau_in_block)
+
+
+def test_rk4_of_arrays_side_by_side_in_one_block_is_as_before():
+    kernel = bp.ForwardDynamics(MODEL)
+    q, qd, dt, tau = _start()
+    kernel.rk4(q, qd, dt, tau)
+    block = np.zeros((12, 3))
+    q2, tau2 = block[:6], block[6:11]
+    q2[0], tau2[:] = [0.1, 0.2, 0.3], 1.0
+    qd2 = _start()[1]
+    kernel.rk4(q2, qd2, dt, tau2)
+    assert np.array_equal(q2, q) and np.array_equal(qd2, qd)
