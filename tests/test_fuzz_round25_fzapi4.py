@@ -134,3 +134,25 @@ def test_rk4_of_arrays_side_by_side_in_one_block_is_as_before():
     qd2 = _start()[1]
     kernel.rk4(q2, qd2, dt, tau2)
     assert np.array_equal(q2, q) and np.array_equal(qd2, qd)
+
+
+# -- Reference.from_log: a cutoff that underflows ------------------------------------------------------------------
+def _log():
+    t = np.linspace(0.0, 2.0, 201)
+    q = np.sin(np.outer(t, [1.0, 2.0, 3.0]))
+    return bp.from_arrays(t, q, bp.inverse_dynamics(MODEL, q, np.cos(np.outer(t, [1.0, 2.0, 3.0])) * [1, 2, 3],
+                                                    -q * [1, 4, 9]))
+
+
+@pytest.mark.parametrize("cutoff", [5e-324, 1e-322])
+def test_a_subnormal_cutoff_is_refused_as_less_than_one_period(cutoff):
+    """``Reference.from_log(log, rate, cutoff=5e-324)``: the cutoff over the Nyquist rate underflowed to 0 and SciPy's
+    butter raised its bare ValueError ("critical frequencies must be greater than 0") before the rule that refuses a
+    cutoff of less than one period in the log. That rule now comes first."""
+    with pytest.raises(bp.ArgumentError, match=r"^cutoff: .* Hz is not one period in the log's "):
+        bp.Reference.from_log(_log(), 50.0, cutoff=cutoff)
+
+
+def test_a_reference_from_a_log_is_as_before():
+    reference = bp.Reference.from_log(_log(), 50.0, cutoff=5.0)
+    assert reference.q.shape[1] == 3 and np.isfinite(reference.qdd).all()

@@ -179,14 +179,16 @@ class Reference(Trajectory):
         nyquist = 0.5 / step
         if not cutoff < nyquist:
             raise ArgumentError(f"cutoff: {cutoff:g} Hz is not below half the log's sampling rate ({nyquist:g} Hz)")
+        # before the design: a cutoff of 5e-324 Hz passed as 0 to butter (its bare ValueError, "critical frequencies
+        # must be greater than 0")
+        if cutoff * grid[-1] < 1.0:     # preprocess's rule: not one period of it in the log, a singular filter design
+            raise ArgumentError(f"cutoff: {cutoff:g} Hz is not one period in the log's {grid[-1]:.6g} s; expected at "
+                                f"least {1.0 / grid[-1]:.3g} Hz")
         sos = butter(4, cutoff / nyquist, output="sos")
         pad = 3 * (2 * len(sos) + 1)                   # sosfiltfilt's default padding, in samples
         if len(grid) <= pad:
             raise ArgumentError(f"log: {counted(len(grid), 'samples')} on the uniform grid; the zero-phase low-pass "
                                 f"needs more than {pad}")
-        if cutoff * grid[-1] < 1.0:     # preprocess's rule: not one period of it in the log, a singular filter design
-            raise ArgumentError(f"cutoff: {cutoff:g} Hz is not one period in the log's {grid[-1]:.6g} s; expected at "
-                                f"least {1.0 / grid[-1]:.3g} Hz")
         smooth = sosfiltfilt(sos, uniform, axis=0)
         spline = CubicSpline(grid, smooth, axis=0)
         end = grid[-1] if duration is None else min(grid[-1], _positive(duration, "duration"))
