@@ -156,3 +156,34 @@ def test_a_subnormal_cutoff_is_refused_as_less_than_one_period(cutoff):
 def test_a_reference_from_a_log_is_as_before():
     reference = bp.Reference.from_log(_log(), 50.0, cutoff=5.0)
     assert reference.q.shape[1] == 3 and np.isfinite(reference.qdd).all()
+
+
+# -- FourierSeries: a phase beyond the float range --------------------------------------------------------------
+A = np.full((2, 7), 0.1)
+
+
+@pytest.mark.parametrize("period", [5e-324, 1e-307])
+def test_a_period_whose_frequencies_overflow_is_refused(period):
+    """``FourierSeries(period=5e-324, …)`` was accepted: 2π/period is inf, and evaluate() and certified_bounds()
+    returned NaN for every q, q̇, q̈, silently. Now refused when 2π K / period is beyond the float range."""
+    with pytest.raises(bp.ArgumentError, match=r"^period: .* s is too short for 7 harmonics"):
+        bp.FourierSeries(period, np.zeros(2), A, A)
+
+
+def test_a_time_whose_phase_overflows_is_refused_not_nan():
+    """``evaluate(1e308)``: the phase 2π l t / T overflowed to inf, and q, q̇, q̈ came back NaN with numpy's raw
+    RuntimeWarnings (overflow in multiply, invalid value in sin and cos). Now one line naming t."""
+    series = bp.FourierSeries(10.0, np.zeros(2), A, A)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=r"^t: a time of 1e\+308 s is beyond the floating-point range"):
+            series.evaluate([0.0, 1e308])
+
+
+def test_a_series_is_evaluated_as_before():
+    series = bp.FourierSeries(1e-300, np.zeros(2), A, A)
+    assert np.isfinite(series.certified_bounds()["qdd_max"]).all()
+    series = bp.FourierSeries(10.0, np.zeros(2), A, A)
+    q, qd, qdd = series.evaluate(np.array([0.0, 0.5, 1e300]))
+    assert np.isfinite(q).all() and q.shape == (3, 2)
+    assert series.evaluate(np.zeros(0))[0].shape == (0, 2)
