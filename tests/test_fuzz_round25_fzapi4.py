@@ -187,3 +187,27 @@ def test_a_series_is_evaluated_as_before():
     q, qd, qdd = series.evaluate(np.array([0.0, 0.5, 1e300]))
     assert np.isfinite(q).all() and q.shape == (3, 2)
     assert series.evaluate(np.zeros(0))[0].shape == (0, 2)
+
+
+# -- SensorNoise.apply: the values it is given ----------------------------------------------------------------------
+@pytest.mark.parametrize("value, words", [(np.nan, "non-finite value nan"), (np.inf, "non-finite value inf"),
+                                          (1e300, "absurd value")])
+def test_noise_refuses_fields_that_are_not_states(value, words):
+    """``SensorNoise.apply`` checked the fields' shapes only: a NaN or inf came back in the noisy copy, silently,
+    and 1e300 rounded to a resolution of 1e-10 overflowed with numpy's raw warning. Now the states' rule, one line
+    naming the field, sample and joint."""
+    q = np.zeros((4, 3))
+    q[1, 2] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=rf"^fields\['q'\]: {words}.* at sample 1, joint 3"):
+            bp.SensorNoise(q=0.1, resolution=1e-10).apply({"q": q}, 3)
+
+
+def test_noise_of_states_is_as_before():
+    noise = bp.SensorNoise(q=0.1, tau=0.2, seed=4)
+    q, tau = np.ones((5, 3)), np.full((5, 3), 2.0)
+    noisy = noise.apply({"q": q, "tau": tau}, 3)
+    rng = np.random.default_rng(4)
+    assert np.array_equal(noisy["q"], q + rng.standard_normal((5, 3)) * 0.1)
+    assert np.array_equal(noisy["tau"], tau + rng.standard_normal((5, 3)) * 0.2)
