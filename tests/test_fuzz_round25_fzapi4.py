@@ -211,3 +211,22 @@ def test_noise_of_states_is_as_before():
     rng = np.random.default_rng(4)
     assert np.array_equal(noisy["q"], q + rng.standard_normal((5, 3)) * 0.1)
     assert np.array_equal(noisy["tau"], tau + rng.standard_normal((5, 3)) * 0.2)
+
+
+# -- identification_errors: a noise whose draws overflow ------------------------------------------------------------
+def test_a_noise_whose_draws_overflow_is_refused_without_numpy_warning():
+    """``identification_errors(…, noise=1e308)``: the draws σ·N(0, 1) overflowed with numpy's raw RuntimeWarning
+    ("overflow encountered in multiply") before the refusal of such a noise. Now refused in words alone."""
+    base = bp.find_base_parameters(RRR)
+    q, qd, qdd = np.random.default_rng(1).normal(size=(3, 30, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=r"^noise: a standard deviation of 1e\+308 makes the fits"):
+            bp.identification_errors(base, base.from_standard(MODEL.p), q, qd, qdd, 1e308, trials=3)
+
+
+def test_identification_errors_of_a_sensible_noise_are_as_before():
+    base = bp.find_base_parameters(RRR)
+    q, qd, qdd = np.random.default_rng(1).normal(size=(3, 30, 3))
+    errors = bp.identification_errors(base, base.from_standard(MODEL.p), q, qd, qdd, 0.1, trials=3)
+    assert 0 < errors.parameter_error < 0.1 and errors.trials == 3
