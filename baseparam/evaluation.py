@@ -114,7 +114,21 @@ def nrmse(e2, t2):
                                 "range): no pooled NRMSE")
     if not (total > 0).all():
         raise ArgumentError("t2: zero for every joint (no torque in any sample): no NRMSE")
-    return figures_of_sums(e2, t2)
+    with np.errstate(over="ignore"):        # said below, in one line, instead of numpy's warning
+        per_joint, pooled = figures_of_sums(e2, t2)
+    _refuse_overflowed_figures(per_joint, pooled, t2)
+    return per_joint, pooled
+
+
+def _refuse_overflowed_figures(per_joint, pooled, t2):
+    """Refuse figures √(Σe²/Στ²) whose quotient overflowed to inf: finite sums, but a Στ² so small (torques of
+    1e-160 N·m) that Σe² over it is beyond the floating-point range; an NRMSE of inf says nothing of the fit."""
+    if np.isinf(per_joint).any():
+        index = tuple(np.argwhere(np.isinf(per_joint))[0])
+        raise ArgumentError(f"e2, t2: joint {index[0] + 1}: Σe²/Στ² beyond the floating-point range (Στ² = "
+                            f"{float(t2[index]):.3g}): no NRMSE")
+    if np.isinf(pooled).any():
+        raise ArgumentError("e2, t2: ΣΣe²/ΣΣτ² beyond the floating-point range: no pooled NRMSE")
 
 
 def _broadcast(e2_shape, t2_shape):

@@ -1905,3 +1905,97 @@ def planar_logs_of_every_format(tmp_path_factory):
     with h5py.File(paths["h5"], "w") as h5:
         h5["t"], h5["q"], h5["tau"] = t, q, log.tau
     return paths
+
+
+# -- round 25: bodies, times, noise and buffers of every kind -------------------------------------------------------
+# Containers beyond KINDS that numpy converts to floats without a word (text of numbers, dates, records), and values
+# whose products leave the float range (a phase 2π K t / T of t = 1e300 s, a period of 1e-320 s).
+ODD_KINDS = KINDS + ["text_array", "dates", "records"]
+
+
+def odd_wrap(values, kind):
+    if kind == "text_array":
+        return np.asarray(values).astype(str)
+    if kind == "dates":
+        return np.zeros(np.shape(values), dtype="datetime64[s]")
+    if kind == "records":
+        return np.zeros(np.shape(values), dtype=[("x", float)])
+    return wrap(values, kind)
+
+
+def without_raw_warnings(action):
+    """:func:`outcome` of ``action``, numpy's or Python's own warnings (not the library's) failing it, those raised
+    before a refusal too."""
+    raw = []
+
+    def recorded():
+        with warnings.catch_warnings(record=True) as caught:       # (outcome's own filter ignores them)
+            warnings.simplefilter("always")
+            try:
+                return action()
+            finally:
+                raw.extend(str(w.message) for w in caught if not type(w.message).__module__.startswith("baseparam"))
+    result = outcome(recorded)
+    assert not raw, f"raw warnings {raw}"
+    return result
+
+
+NOT_REAL_KINDS = ("bool", "complex", "text", "none", "object", "text_array", "dates", "records")
+
+
+@settings(FUZZ, max_examples=40)
+@given(com=st.lists(NUMBERS, min_size=3, max_size=3), kind=st.sampled_from(ODD_KINDS), which=st.booleans(),
+       mass=st.one_of(st.just(1.0), st.just(1.0), NUMBERS))
+def test_inertia_of_every_kind(com, kind, which, mass):
+    """A body built in code (bp.Inertia): its numbers as the library reads numbers (text, dates, records, booleans,
+    complex values refused), or one RobotDescriptionError."""
+    tensor = np.diag([1.0, 1.0, 1.5])
+    args = (odd_wrap(np.array(com), kind), tensor) if which else (np.zeros(3), odd_wrap(tensor, kind))
+
+    def action():
+        body = bp.Inertia(mass, *args)
+        assert kind not in NOT_REAL_KINDS, f"{kind} taken as numbers: {body}"
+        return body.com, body.inertia
+    without_raw_warnings(action)
+
+
+@settings(FUZZ, max_examples=40)
+@given(period=st.one_of(NUMBERS, st.sampled_from([5e-324, 1e-307, 1e-300])), t=arrays(1, kind="array", rows=4),
+       scale=st.sampled_from([1.0, 1e300, 1e308]), kind=st.sampled_from(["array"] * 4 + ODD_KINDS))
+def test_fourier_series_evaluated_anywhere(period, t, scale, kind):
+    """A series of any period evaluated at any times (bounds too): finite q, q̇, q̈, or the library's one line."""
+    a = np.full((1, 3), 0.1)
+    with np.errstate(over="ignore"):            # 2 × 1e308 is inf: a time the series refuses
+        times = odd_wrap(t.ravel() * scale, kind)
+
+    def action():
+        series = FourierSeries(period, np.zeros(1), a, a)
+        return series.evaluate(times), series.certified_bounds(16)
+    without_raw_warnings(action)
+
+
+@settings(FUZZ, max_examples=40)
+@given(q=arrays(), tau=arrays(), resolution=st.sampled_from([0.0, 1e-10, 1e-3]),
+       kind=st.sampled_from(["array"] * 4 + ODD_KINDS))
+def test_sensor_noise_of_every_field(q, tau, resolution, kind):
+    """SensorNoise.apply of fields of any kind and value: finite noisy copies, or the library's one line."""
+    fields = {"q": odd_wrap(np.asarray(q), kind) if isinstance(q, np.ndarray) and q.dtype.kind == "f" else q,
+              "tau": tau}
+    without_raw_warnings(lambda: bp.SensorNoise(q=0.01, tau=0.1, resolution=resolution).apply(fields, 3))
+
+
+@settings(FUZZ, max_examples=30)
+@given(rows=st.sampled_from([1, 4]), which=st.sampled_from(["q", "qd", "qdd"]),
+       offset=st.integers(0, 3), slotine=st.booleans())
+def test_regressor_buffers_sharing_memory_with_the_states(rows, which, offset, slotine):
+    """A regressor written into a buffer one of the states is a view of: the regressor of the states given."""
+    rng = np.random.default_rng(rows * 7 + offset)
+    states = dict(zip(("q", "qd", "qdd"), rng.normal(size=(3, rows, 3))))
+    function = bp.slotine_li_regressor if slotine else bp.regressor
+    args = lambda s: (s["q"], s["qd"], s["qd"], s["qdd"]) if slotine else (s["q"], s["qd"], s["qdd"])  # noqa: E731
+    expected = function(MODEL, *args(states))
+    out = np.zeros(expected.shape)
+    view = out.reshape(-1)[offset:offset + rows * 3].reshape(rows, 3)
+    view[:] = states[which]
+    got = function(MODEL, *args({**states, which: view}), out=out)
+    assert np.array_equal(got, expected)

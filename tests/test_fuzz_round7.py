@@ -440,7 +440,7 @@ def test_compiled_loops_over_samples_run_in_pieces_with_the_same_numbers(monkeyp
 
 # -- a payload's body ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mass, com, inertia, words", [
-    (1.0, [10 ** 400, 0, 0], np.eye(3) * 0.01, r"Inertia.com/inertia: expected numbers"),
+    (1.0, [10 ** 400, 0, 0], np.eye(3) * 0.01, r"Inertia.com: a number beyond the float range"),
     (1.0, huge(3), np.eye(3) * 0.01, r"Inertia.com: expected shape \(3,\), got \(1000000000000, 3\)"),
     (1.0, np.zeros(3), np.broadcast_to(np.eye(3), (10 ** 12, 3, 3)), r"Inertia.inertia: expected shape \(3, 3\)"),
     (10 ** 400, np.zeros(3), np.eye(3) * 0.01, r"Inertia.mass: expected a mass"),

@@ -477,12 +477,25 @@ class ForwardDynamics:
         if (q.shape[1], qd.shape[1], tau.shape[1]) != (n_q, n_v, n_v) or len(qd) != len(q):
             raise ArgumentError(f"q, qd, tau: expected shapes (n + 1, {n_q}), (n + 1, {n_v}), (n, {n_v}), got "
                                 f"{q.shape}, {qd.shape}, {tau.shape}")
+        _refuse_shared_buffers({"q": q, "qd": qd, "dt": dt, "tau": tau})
         # their addresses too (`a.ctypes.data` costs some 5 µs, five of them a quarter of a controller's step in
         # notebook 07's simulations): an array's buffer moves only when ndarray.resize reallocates it, which numpy
         # refuses while a weak reference to the array exists, as here (even with refcheck=False)
         last = self._rk4_last = (*map(weakref.ref, (q, qd, dt, tau)), (q.shape, qd.shape, dt.shape, tau.shape),
                                  (len(dt), len(q), len(tau)), tuple(map(address, (q, qd, dt, tau))))
         return last
+
+
+def _refuse_shared_buffers(arrays):
+    """Refuse rk4's arrays (C-contiguous: their bounds overlap only where their values do) of which one it writes (q,
+    qd) overlaps another: the loop would read states and torques that its own steps had overwritten (``rk4(q, q, …)``
+    returned a motion, silently wrong)."""
+    names = list(arrays)
+    for i, written in enumerate(names[:2]):
+        for other in names[i + 1:]:
+            if np.may_share_memory(arrays[written], arrays[other]):
+                raise ArgumentError(f"{written}, {other}: the same memory (rk4 writes {written} as it reads {other}); "
+                                    "give separate arrays")
 
 
 def _whole(x):

@@ -108,6 +108,9 @@ def _evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=No
     if weights is None:
         zeroed = out is None
         out = _output(out, (S, n, len(columns)))
+        if not zeroed:
+            q, qd, qdd, qd_ref = (_apart_from(out, x) for x in (q, qd, qdd, qd_ref))
+            shapes = None if shapes is None else tuple(_apart_from(out, x) for x in shapes)
         if _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed,
                         thread_count(workers, S)):
             return out
@@ -273,6 +276,13 @@ def _output(out, shape):
         raise ArgumentError(f"out: expected a writeable C-contiguous float64 array of shape {shape}, got "
                          f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
     return out
+
+
+def _apart_from(out, x):
+    """``x`` (an input of the regressor, or None), copied when it may share memory with the caller's buffer ``out``:
+    filling ``out`` would change it while it is read (a q that was a view of ``out`` gave a regressor off by 10¹¹,
+    silently)."""
+    return x.copy() if x is not None and np.may_share_memory(out, x) else x
 
 
 @takes_model("q", "qd", "qdd", "parameters")

@@ -76,6 +76,12 @@ def basis(t, period, harmonics):
     return out
 
 
+def _highest_frequency(period, harmonics):
+    """ω K = 2π K / period (rad/s), the highest harmonic's angular frequency, as :func:`basis` computes its
+    frequencies (inf when beyond the floating-point range)."""
+    return 2.0 * math.pi / period * harmonics
+
+
 def _null_space(row):
     """Orthonormal basis of {x : row · x = 0}, shape (len(row), len(row) − 1)."""
     _, _, vt = np.linalg.svd(np.asarray(row, dtype=float)[None, :])
@@ -170,6 +176,10 @@ class FourierSeries:
         if q0.ndim != 1 or a.ndim != 2 or a.shape != b.shape or a.shape[0] != q0.shape[0] or a.shape[1] < 1:
             raise ArgumentError(f"q0, a, b: expected shapes (n_dof,), (n_dof, K), (n_dof, K) with K ≥ 1, got "
                                 f"{q0.shape}, {a.shape}, {b.shape}")
+        if not math.isfinite(_highest_frequency(period, a.shape[1])):
+            # 2π/5e-324 is inf: every q, q̇, q̈ of the series was NaN (evaluate, certified_bounds), silently
+            raise ArgumentError(f"period: {period:g} s is too short for {a.shape[1]} harmonics: their angular "
+                                "frequency 2π K / period is beyond the floating-point range")
         for name, value in (("q0", q0), ("a", a), ("b", b)):
             if not np.isfinite(value).all():
                 raise ArgumentError(f"{name}: contains NaN or inf")
@@ -234,6 +244,11 @@ class FourierSeries:
         if t.ndim > 1 or not np.isfinite(t).all():
             raise ArgumentError(f"t: expected finite times (s), one or of shape (S,), got shape {t.shape}"
                                 f"{'' if np.isfinite(t).all() else ' with NaN or inf'}")
+        latest = float(np.abs(t).max()) if t.size else 0.0
+        if not math.isfinite(_highest_frequency(self.period, self.harmonics) * latest):
+            # sin and cos of an infinite phase: NaN q, q̇, q̈ with numpy's raw warnings
+            raise ArgumentError(f"t: a time of {latest:g} s is beyond the floating-point range of the series' phase "
+                                f"(2π K t / period, K = {self.harmonics}, period {self.period:g} s)")
         B = basis(np.atleast_1d(t), self.period, self.harmonics)
         theta = self.coefficients.T
         return B[0] @ theta, B[1] @ theta, B[2] @ theta

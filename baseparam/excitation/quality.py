@@ -129,7 +129,11 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     check_memory(8 * A.shape[0] * trials * 3, lambda need, allowed: f"trials: {trials} trials of {A.shape[0]} "
                  f"torques need {need}, more than the {allowed} available")
     rng = np.random.default_rng(seed)
-    noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(-1, trials)
+    with np.errstate(over="ignore", invalid="ignore"):      # said below in words, not numpy's RuntimeWarning
+        noisy = tau[:, None] + (rng.standard_normal((W.shape[0], W.shape[1], trials)) * sigma[:, None]).reshape(
+            -1, trials)
+    if not np.isfinite(noisy).all():
+        _refuse_noise(sigma)        # a noise of 1e308 N·m: draws beyond the float range, before lstsq reads them
     estimates, _, determined, _ = np.linalg.lstsq(A, noisy, rcond=None)   # (rank, trials)
     if determined < base.rank:
         # columns told apart only below round-off (cond(W_b) ≳ 1/(ε·rows), though finite): lstsq's minimum-norm
@@ -142,8 +146,7 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     if not (np.abs(estimates).max() <= ABSURD_PARAMETER and np.isfinite(spread).all()):
         # a noise of 1e300 N·m draws finite torques whose fits overflow (errors of inf, NaN) or leave the parameters'
         # range (the figures' own check, which would name estimates the caller never gave)
-        raise ArgumentError(f"noise: a standard deviation of {float(sigma.max()):g} makes the fits overflow or their "
-                            f"estimates exceed ±{ABSURD_PARAMETER:g}; expected one in SI units (N·m or N)")
+        _refuse_noise(sigma)
     V = None
     if validation is not None:
         (vq, vqd, vqdd), _ = states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])
@@ -153,3 +156,9 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     return IdentificationErrors(float(np.median(figures.parameter_error)), spread / relative_scale(p),
                                 torque_error, cond, int(trials),
                                 float(np.median(figures.median_relative_error)))
+
+
+def _refuse_noise(sigma):
+    """Refuse a torque noise ``sigma`` (per joint) whose draws or fits leave the float range or the parameters'."""
+    raise ArgumentError(f"noise: a standard deviation of {float(sigma.max()):g} makes the fits overflow or their "
+                        f"estimates exceed ±{ABSURD_PARAMETER:g}; expected one in SI units (N·m or N)")

@@ -101,6 +101,8 @@ class Metrics(ComparedByValue):
         # their shape, then their values (a NaN in predictions of the wrong shape was said as the NaN)
         predicted = check_real_array("predicted", predicted, 2, shape=as_tau)
         S = tau.shape[0]
+        # the times kept for plots, numbers as tau's: text, complex or NaN times were kept as given
+        t = np.arange(S, dtype=float) if t is None else check_real_array("t", t, 1)
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
         e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
@@ -109,7 +111,7 @@ class Metrics(ComparedByValue):
                                 f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
         if not t2.any():            # a joint of no torque has no NRMSE (NaN); no torque at all, no pooled one either
             raise ArgumentError("tau: zero in every sample of every joint: no NRMSE to compare the predictions by")
-        return replace(cls._from_sums(e2, t2, S), t=np.arange(S, dtype=float) if t is None else t, tau=tau,
+        return replace(cls._from_sums(e2, t2, S), t=t, tau=tau,
                        predicted=predicted, sources=_source_names(sources))
 
     @classmethod

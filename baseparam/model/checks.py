@@ -19,7 +19,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._checks import shown
-from .._numbers import is_real
+from .._numbers import is_real, real_array
+from ..errors import ArgumentError
 
 MAX_LENGTH_M = 1e4         # a 10 km link is a typo, and beyond it squares of lengths lose meaning
 MIN_LENGTH_M = 1e-9        # below a nanometre a non-zero length is noise (or a denormal)
@@ -89,11 +90,15 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
     for field, value, shape in (("com", com, (3,)), ("inertia", inertia, (3, 3))):
         if isinstance(value, np.ndarray) and value.shape != shape:     # before a conversion of a view of 10¹² rows
             return field, f"expected shape {shape}, got {value.shape}"
-    try:
-        c = np.array(com, dtype=float)
-        tensor = np.array(inertia, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        return "com/inertia", f"expected numbers, got com={shown(com)}, inertia={shown(inertia)}"
+    numbers = []
+    for field, value in (("com", com), ("inertia", inertia)):
+        # the library's own reading of numbers: np.array(…, dtype=float) took text ("0.1"), dates and records as
+        # numbers, and complex values without their imaginary part (numpy's raw ComplexWarning)
+        try:
+            numbers.append(real_array(field, value))
+        except ArgumentError as exc:
+            return field, str(exc).removeprefix(f"{field}: ")
+    c, tensor = numbers
     if c.shape != (3,) or not np.all(np.isfinite(c)) or np.abs(c).max() > MAX_COM_M:
         return "com", f"expected 3 finite numbers within {MAX_COM_M:g} m, got {shown(c.tolist())}"
     if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)) or np.abs(tensor).max() > MAX_INERTIA:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_instance, check_option, shown
-from .._numbers import ABSURD, real_array
+from .._numbers import ABSURD, check_state_values, real_array
 from .._validation import check_number
 from .._values import ComparedByValue
 from ..errors import ArgumentError
@@ -110,6 +110,9 @@ class SensorNoise(ComparedByValue):
             x = real_array(f"fields[{name!r}]", x).copy()
             if x.ndim != 2 or x.shape[1] < n_dof:
                 raise ArgumentError(f"fields[{name!r}]: expected shape (n_samples, ≥ {n_dof}), got {x.shape}")
+            # the states' own rule: a NaN came back as NaN, silently, and 1e300 rounded to a resolution was numpy's
+            # overflow warning and inf
+            check_state_values(f"fields[{name!r}]", x)
             sigma = self.per_joint(name, n_dof)
             if name == "tau":
                 current = self.per_joint("current", n_dof)

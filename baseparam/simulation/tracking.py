@@ -48,6 +48,7 @@ MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Py
 # from_log's uniform grid beyond MAX_TICKS rows is refused when it has more than this many times the log's samples: a
 # long pause (an hour between two samples), not a long log, whose samples are already in memory
 MAX_GRID_GROWTH = 10
+FILTER_ORDER = 4              # of Reference.from_log's zero-phase Butterworth low-pass
 UNIFORM_TICKS = 1e-6          # relative spread of the tick steps still taken as one controller rate
 
 
@@ -179,14 +180,16 @@ class Reference(Trajectory):
         nyquist = 0.5 / step
         if not cutoff < nyquist:
             raise ArgumentError(f"cutoff: {cutoff:g} Hz is not below half the log's sampling rate ({nyquist:g} Hz)")
-        sos = butter(4, cutoff / nyquist, output="sos")
-        pad = 3 * (2 * len(sos) + 1)                   # sosfiltfilt's default padding, in samples
+        # both refusals before the design: a cutoff of 5e-324 Hz reached butter as 0 (its bare ValueError, "critical
+        # frequencies must be greater than 0")
+        pad = 3 * (2 * (FILTER_ORDER // 2) + 1)       # sosfiltfilt's default padding, in samples (order / 2 sections)
         if len(grid) <= pad:
             raise ArgumentError(f"log: {counted(len(grid), 'samples')} on the uniform grid; the zero-phase low-pass "
                                 f"needs more than {pad}")
         if cutoff * grid[-1] < 1.0:     # preprocess's rule: not one period of it in the log, a singular filter design
             raise ArgumentError(f"cutoff: {cutoff:g} Hz is not one period in the log's {grid[-1]:.6g} s; expected at "
                                 f"least {1.0 / grid[-1]:.3g} Hz")
+        sos = butter(FILTER_ORDER, cutoff / nyquist, output="sos")
         smooth = sosfiltfilt(sos, uniform, axis=0)
         spline = CubicSpline(grid, smooth, axis=0)
         end = grid[-1] if duration is None else min(grid[-1], _positive(duration, "duration"))
