@@ -955,7 +955,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
             blocks.append(block if carry is None else block @ carry)
             targets.append(y)
-            extras.append(np.stack([qd, np.tanh(qd / 0.02), np.ones_like(qd)], axis=2))   # (S, n, 3)
+            if friction:
+                extras.append(_friction_columns(robot, item)[keep])
             fractions.append(_independent_fraction(item, 1) * len(q))
     W = np.concatenate(blocks)                      # (S, n, 10)
     y = np.concatenate(targets)                     # (S, n)
@@ -963,15 +964,42 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
     _check_target(y, "payload torques")
-    F = None
-    if friction:        # per joint: its own three columns, zero for the other joints
-        E = np.concatenate(extras)
-        F = np.zeros((S, n, 3 * n))
-        for j in range(n):
-            F[:, j, 3 * j:3 * j + 3] = E[:, j]
+    F = np.concatenate(extras) if friction else None
     return _reported(PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
                                    mode="model" if unloaded is None else "difference", n_samples=S,
                                    robot=reported))
+
+
+def _friction_columns(robot, item):
+    """The payload fit's friction nuisance columns at every sample of ``item`` (Processed): per joint a viscous
+    q̇, a Coulomb c(q̇) and an offset 1, and s(q̇) for a joint whose friction model has a Stribeck term, each zero in
+    the other joints' rows.
+
+    c and s are the regressor's friction shapes (the joint's friction model, sign(q̇) by default), low-passed as τ
+    was (:func:`~._friction.filtered_shapes`), as the robot's own fit takes them: a tanh(q̇/0.02) of its own here
+    fitted a loaded log with the robot's sign(q̇) friction 4 % of the inertia off. The low-pass is also what keeps a
+    joint at rest from chattering between ±1 in the filtered torque's place.
+
+    Returns
+    -------
+    ndarray, shape (S, n_dof, k)
+        k = 3·n_dof plus one per Stribeck term.
+
+    A friction model's 'auto' scale is refused before (by the model's prediction, which evaluates the shapes).
+    """
+    from ._friction import filtered_shapes
+
+    coulomb, stribeck = filtered_shapes(robot, item)
+    qd = np.asarray(item.qd, dtype=float)
+    per_joint = [[qd[:, j], coulomb[:, j], np.ones(len(qd))]
+                 + ([stribeck[:, j]] if j_model is not None and j_model.stribeck is not None else [])
+                 for j, j_model in enumerate(joint.friction_model for joint in robot.joints)]
+    F = np.zeros((len(qd), robot.n_dof, sum(map(len, per_joint))))
+    start = 0
+    for j, columns in enumerate(per_joint):
+        F[:, j, start:start + len(columns)] = np.stack(columns, axis=1)
+        start += len(columns)
+    return F
 
 
 def _reported(result):

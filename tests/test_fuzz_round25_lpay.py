@@ -1,0 +1,67 @@
+"""Round twenty-five's payload leftovers (lpay, issues 25 and 28): the payload fit's friction columns, the wide
+design's default budget, the flange's checks, a YAML robot's friction in written descriptions."""
+import numpy as np
+
+import baseparam as bp
+from baseparam.dynamics.regressors import _evaluate as evaluate
+from baseparam.identification.payload import identify_payload
+from baseparam.model.attach import with_payload
+from baseparam.model.friction import FrictionModel, with_friction_model
+from baseparam.model.parameters import described_parameters
+from conftest import ROOT
+
+UR, LWR = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "kuka_lwr4.yaml"
+PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
+                                                         [0.0, 0.001, 0.006]]))
+
+
+def _motion(n, seconds=10.0, dt=0.005):
+    """Two sines per joint: t (S,), q, q̇, q̈ (S, n), exact."""
+    t = np.arange(0.0, seconds, dt)
+    k = np.arange(1, n + 1)
+    a, b = np.outer(t, 0.7 * k) + k, np.outer(t, 1.9 + 0.3 * k)
+    q = 0.4 * np.sin(a) + 0.3 * np.sin(b)
+    qd = 0.28 * k * np.cos(a) + 0.3 * (1.9 + 0.3 * k) * np.cos(b)
+    qdd = -0.196 * k ** 2 * np.sin(a) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(b)
+    return t, q, qd, qdd
+
+
+def _errors(result, payload=PAYLOAD):
+    """Mass (relative), centre of mass (m) and inertia (relative to the largest principal moment) errors."""
+    mass, com, inertia = payload
+    return (abs(result.mass - mass) / mass, float(np.abs(result.com - com).max()),
+            float(np.abs(result.inertia - inertia).max() / np.linalg.eigvalsh(inertia).max()))
+
+
+def _loaded_log(robot, friction_change):
+    """The robot's torques with PAYLOAD on its last link, plus ``friction_change(qd)`` (S, n): the load's friction."""
+    t, q, qd, qdd = _motion(robot.n_dof)
+    loaded = with_payload(robot, *PAYLOAD)
+    tau = evaluate(loaded, q, qd, qdd, parameters="pseudo", weights=described_parameters(loaded, "pseudo"))
+    return bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=tau + friction_change(qd))
+
+
+# --- 1. friction=True takes the regressor's friction shapes, not a tanh(q̇/0.02) of its own -------------------------
+
+def test_payload_friction_columns_are_the_robots_sign():
+    """A loaded UR10e whose Coulomb friction (sign(q̇), the robot model's) rises under the load: the fit's own
+    tanh(q̇/0.02) left the inertia 1.1 % of its largest moment off (3.7 % with the default preprocessing); the
+    regressor's sign(q̇) gives the payload back exactly, and within the filter's own error when low-passed."""
+    robot = bp.load_robot(UR)
+    coulomb, viscous = np.array([2.0, 1.5, 1.0, 0.5, 0.5, 0.5]), np.array([0.3, 0.3, 0.2, 0.1, 0.1, 0.1])
+    log = _loaded_log(robot, lambda qd: coulomb * np.sign(qd) + viscous * qd + 0.2)
+    errors = _errors(identify_payload(robot, log, friction=True, preprocessing=None))
+    assert max(errors) <= 1e-9, errors
+    errors = _errors(identify_payload(robot, log, friction=True))     # default preprocessing: τ and c(q̇) filtered
+    assert errors[0] < 1e-4 and errors[1] < 1e-5 and errors[2] < 1e-3, errors
+
+
+def test_payload_friction_columns_follow_a_joints_friction_model():
+    """A 7-joint arm whose joints declare a smooth Coulomb term and a Stribeck term: the payload fit's columns are
+    that model's c(q̇) and s(q̇), the load's change of both fitted away."""
+    model = FrictionModel("smooth", velocity=0.05, stribeck=0.1)
+    robot = with_friction_model(bp.load_robot(LWR), model)
+    log = _loaded_log(robot, lambda qd: 1.5 * model.coulomb_shape(qd) + 0.8 * model.stribeck_shape(qd) + 0.1 * qd)
+    errors = _errors(identify_payload(robot, log, friction=True, preprocessing=None))
+    assert max(errors) <= 1e-9, errors
+
