@@ -1,14 +1,19 @@
 """Round twenty-five's payload leftovers (lpay, issues 25 and 28): the payload fit's friction columns, the wide
 design's default budget, the flange's checks, a YAML robot's friction in written descriptions."""
+import warnings
+
 import numpy as np
+import pytest
 
 import baseparam as bp
 from baseparam.dynamics.regressors import _evaluate as evaluate
-from baseparam.identification.payload import identify_payload
+from baseparam.identification._payload_math import NAMES
+from baseparam.identification.payload import PayloadResult, flange_links, identify_payload, payload_parameters
+from baseparam.identification.payload_wrench import sensor_placement
 from baseparam.model.attach import with_payload
 from baseparam.model.friction import FrictionModel, with_friction_model
 from baseparam.model.parameters import described_parameters
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
 
 UR, LWR = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "kuka_lwr4.yaml"
 PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
@@ -65,3 +70,51 @@ def test_payload_friction_columns_follow_a_joints_friction_model():
     errors = _errors(identify_payload(robot, log, friction=True, preprocessing=None))
     assert max(errors) <= 1e-9, errors
 
+
+
+# --- 3. a flange beyond a locked joint; a placement that is no row of six numbers -----------------------------------
+
+PANDA = EXAMPLES.get("panda.urdf")
+needs_panda = pytest.mark.skipif(PANDA is None, reason="example-robot-data's panda.urdf is not installed")
+
+
+def _placed_result(robot):
+    """A payload result on ``robot`` built by hand (no fit): what to_vendor's flange is checked on."""
+    mass, com, inertia = PAYLOAD
+    p = payload_parameters(mass, com, inertia)
+    return PayloadResult(mass=mass, com=com, inertia=inertia, mass_std=0.01, com_std=np.full(3, 1e-3),
+                         inertia_std=np.full((3, 3), 1e-4), parameters=p, unconstrained=p, covariance=np.eye(10) * 1e-8,
+                         identifiable=list(NAMES), rank=10, mode="model", n_samples=100,
+                         rmse=np.zeros(robot.n_dof), robot=robot)
+
+
+@needs_panda
+@pytest.mark.parametrize("tip, beyond, joint", [("panda_link8", "panda_leftfinger", "panda_finger_joint1"),
+                                                ("panda_link5", "panda_link7", "panda_joint7")])
+def test_a_link_beyond_a_locked_joint_is_no_flange(tip, beyond, joint):
+    """``tip`` merges the links beyond it into the last body, locked at q = 0: panda_leftfinger (beyond the finger's
+    prismatic joint) and, with the arm cut at link 5, panda_link7 were taken as flange frames fixed to the last link,
+    placed as if their joints never moved. Refused naming the joint; the links on fixed joints stay flanges."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = bp.load_robot(PANDA, tip=tip)
+    result = _placed_result(robot)
+    with pytest.raises(bp.SettingsError, match=rf"^flange: '{beyond}' lies beyond joint '{joint}', which moves on "
+                                               r"the robot .* not a link fixed to the last link"):
+        result.to_vendor("franka", flange=beyond)
+    assert beyond not in flange_links(robot)
+    if tip == "panda_link8":
+        assert set(flange_links(robot)) == {"panda_link7", "panda_link8", "panda_hand", "panda_hand_tcp"}
+        assert result.to_vendor("franka", flange="panda_hand")["m_load"] == PAYLOAD[0]
+
+
+@pytest.mark.parametrize("placement", [np.zeros((2, 3)), [[0.0, 0.0, 0.1], [0.0, 0.0, 0.0]], np.zeros((3, 2, 1))])
+def test_a_placement_of_six_numbers_in_two_rows_is_refused(placement):
+    """A (2, 3) array was taken as x, y, z, roll, pitch, yaw, row by row, as a flange and as a sensor placement."""
+    result = _placed_result(bp.load_robot(UR))
+    with pytest.raises(bp.SettingsError, match=r"^flange: expected one row of 6 numbers .* got an array of shape"):
+        result.to_vendor("ur", flange=placement)
+    with pytest.raises(bp.SettingsError, match=r"^sensor: expected one row of 6 numbers .* got an array of shape"):
+        sensor_placement(placement)
+    for row in (np.zeros(6), np.zeros((1, 6)), [0.0] * 6):        # one row (or column) of six: as before
+        assert np.array_equal(sensor_placement(row)[1], np.zeros(3))

@@ -567,19 +567,29 @@ def flange_placement(robot, flange):
                             "the flange frame as x,y,z (m),roll,pitch,yaw (rad) in the last link's frame")
     fixed = flange_links(robot)
     if flange not in fixed:
-        raise SettingsError(f"flange: {shown(flange)} is not a link fixed to the last link of {shown(robot.name)} "
+        from ..model.urdf_update import locked_links
+
+        joint = locked_links(robot).get(flange)
+        # merged into the last body at q = 0 (tip, mimic='lock'), placed as if that joint never moved: a finger
+        why = (f"lies beyond joint {shown(joint)}, which moves on the robot (locked at 0 here only by tip or "
+               "mimic='lock'), so it is not a link fixed to" if joint is not None else "is not a link fixed to")
+        raise SettingsError(f"flange: {shown(flange)} {why} the last link of {shown(robot.name)} "
                             f"(those are: {shown_names(list(fixed))})")
     return fixed[flange][:3, :3], fixed[flange][:3, 3]
 
 
 def flange_links(robot):
     """The links of ``robot``'s URDF fixed to its last link, each with its placement (ndarray (4, 4)) in the last
-    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF."""
+    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF. Links the last
+    body holds beyond a joint locked by ``tip`` or ``mimic='lock'`` are not among them: their placement is that of
+    q = 0 of a joint that moves (panda_leftfinger under ``tip='panda_link8'``, panda_link6 under
+    ``tip='panda_link5'``)."""
     if not robot.from_urdf_text:
         return {}
-    from ..model.urdf_update import link_parts
+    from ..model.urdf_update import link_parts, locked_links
 
-    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
+    locked = locked_links(robot)
+    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1] if name not in locked}
 
 
 def _frame_said(flange):
