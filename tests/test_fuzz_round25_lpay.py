@@ -1,5 +1,6 @@
 """Round twenty-five's payload leftovers (lpay, issues 25 and 28): the payload fit's friction columns, the wide
 design's default budget, the flange's checks, a YAML robot's friction in written descriptions."""
+import dataclasses
 import warnings
 
 import numpy as np
@@ -118,3 +119,35 @@ def test_a_placement_of_six_numbers_in_two_rows_is_refused(placement):
         sensor_placement(placement)
     for row in (np.zeros(6), np.zeros((1, 6)), [0.0] * 6):        # one row (or column) of six: as before
         assert np.array_equal(sensor_placement(row)[1], np.zeros(3))
+
+
+# --- 4. a YAML robot's friction_prior and friction model in the descriptions robot_text writes ---------------------
+
+def _with_priors(robot, model=None):
+    """``robot`` (its YAML text dropped) with a friction_prior per joint, and ``model`` on every joint."""
+    joints = tuple(dataclasses.replace(j, friction_prior=(0.25 * k, 1.5 + 0.1 * k), friction_model=model)
+                   for k, j in enumerate(robot.joints, start=1))
+    return dataclasses.replace(robot, joints=joints, source=None)
+
+
+def test_robot_text_keeps_a_yaml_robots_friction_prior(tmp_path):
+    """A YAML robot's friction_prior (its <dynamics damping friction>, the true friction once declared) was left
+    out of the URDF robot_text writes, with no word among the terms it says are left out; the YAML kept it. Now
+    the URDF has it as each joint's <dynamics>, read back as the same friction_prior."""
+    robot = _with_priors(bp.load_robot(UR))
+    result = _placed_result(robot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # nothing left out to warn about: the friction is declared, no values
+        urdf = result.robot_text(robot, "urdf")
+    (tmp_path / "r.urdf").write_text(urdf)
+    (tmp_path / "r.yaml").write_text(result.robot_text(robot, "yaml"))
+    for path in (tmp_path / "r.urdf", tmp_path / "r.yaml"):
+        back = bp.load_robot(path)
+        assert [j.friction_prior for j in back.joints] == [j.friction_prior for j in robot.joints], path
+
+
+def test_robot_text_says_a_friction_model_is_left_out_of_a_urdf():
+    """A smooth Coulomb shape has no place in a URDF (its friction is sign(q̇)'s): said, as friction values are."""
+    robot = _with_priors(bp.load_robot(UR), FrictionModel("smooth", velocity=0.05))
+    with pytest.warns(bp.DataWarning, match=r"leaves out its friction models"):
+        _placed_result(robot).robot_text(robot, "urdf")

@@ -431,7 +431,8 @@ class PayloadResult:
             return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
         _warn_drives_left_out(robot)
-        return robot_to_urdf(attached, _bodies(attached))
+        # a description's friction_prior is a URDF's <dynamics>: written there (it was left out, without a word)
+        return robot_to_urdf(attached, _bodies(attached), [j.friction_prior for j in attached.joints])
 
     def to_dict(self, flange=None):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
@@ -522,13 +523,16 @@ def _mjcf_text(robot, bodies, source_file, note, said=True):
 
 
 def _warn_drives_left_out(robot):
-    """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of:
-    a URDF written from a description has no place for them (:mod:`baseparam.model.urdf_writer`), and the robot read
-    back had torques without them (2 N·m on ``kuka_lwr4_cad.yaml``), with no word."""
+    """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of,
+    and its friction models other than sign(q̇): a URDF written from a description has no place for them
+    (:mod:`baseparam.model.urdf_writer`), and the robot read back had torques without them (2 N·m on
+    ``kuka_lwr4_cad.yaml``), with no word. (A ``friction_prior`` is written, as the URDF's ``<dynamics>``.)"""
     friction = [v for j in robot.joints for v in (*j.friction, _stribeck_friction(j))]
     rotors = [j.rotor_inertia for j in robot.joints]
     given = [name for name, values in (("friction", friction), ("rotor inertias", rotors))
              if any(_value_given(v) for v in values)]
+    if any(j.friction_model is not None and not j.friction_model.is_default for j in robot.joints):
+        given.append("friction models")        # a smooth or Stribeck shape: a URDF's friction is Coulomb's sign
     if given:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
              "written from a description has no place for them); the YAML keeps them", DataWarning)
