@@ -151,3 +151,45 @@ def test_robot_text_says_a_friction_model_is_left_out_of_a_urdf():
     robot = _with_priors(bp.load_robot(UR), FrictionModel("smooth", velocity=0.05))
     with pytest.warns(bp.DataWarning, match=r"leaves out its friction models"):
         _placed_result(robot).robot_text(robot, "urdf")
+
+
+# --- 2. the wide payload design's default time budget ---------------------------------------------------------------
+
+class _Clock:
+    """time's stand-in: each reading ``step`` s after the last; no sleep."""
+
+    def __init__(self, step):
+        self.now, self.step = 1e9, step
+
+    def time(self):
+        self.now += self.step
+        return self.now
+
+    monotonic = time
+    sleep = staticmethod(lambda seconds: None)
+
+
+def test_the_wide_payload_design_ends_at_its_default_budget(monkeypatch, tmp_path):
+    """``excite --payload --payload-design wide`` ran without a time budget when none was given (412 s for the UR10e
+    on a loaded machine, unbounded). Left out, it is now _defaults.WIDE_TIME_BUDGET (300 s): on a clock that runs
+    5 s a reading, the start search and the L-BFGS end by it, said in the JSON and in the warnings."""
+    import json
+
+    from baseparam.excitation import _defaults, _payload_feasible, _search, design
+    from test_excite_cli import run
+    from test_excite_payload import ISSUE_LIMITS, KUKA
+
+    clock = _Clock(5.0)
+    for module in (design, _search):
+        monkeypatch.setattr(module, "time", clock)
+    monkeypatch.setattr(_payload_feasible, "ITERATIONS", 1000)      # more than the budget lets run
+    (tmp_path / "limits.yaml").write_text(json.dumps(ISSUE_LIMITS))
+    start = clock.now
+    result = run("excite", KUKA, "--limits", tmp_path / "limits.yaml", "--payload", "--payload-design", "wide",
+                 "--period", "4", "--harmonics", "16", "--rate", "50", "--starts", "1", "--json", tmp_path / "d.json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert doc["search"]["time_budget"] == 300.0 == _defaults.WIDE_TIME_BUDGET
+    assert doc["refinement"]["complete"] is False and doc["refinement"]["iterations"] < 1000
+    assert "the time budget (300 s) ended the wide design's L-BFGS after" in result.output
+    assert clock.now - start < 300.0 + 60 * clock.step         # the readings after the deadline: the report's
