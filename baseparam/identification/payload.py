@@ -835,7 +835,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     friction : bool
         Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
         not reported): the load changes the gears' friction, which neither the model nor the unloaded
-        log holds.
+        log holds. The Coulomb term has the joint's friction model's shape (sign(q̇) by default; a Stribeck
+        term gets its column too), low-passed as τ is, as in :func:`~baseparam.identify`.
     static : bool
         Mass and centre of mass from the still poses of the logs (:mod:`~baseparam.identification.payload_static`):
         segments held still for ``still_duration`` s within ``still_tolerance`` rad, averaged (no
@@ -992,14 +993,13 @@ def _friction_columns(robot, item):
     c and s are the regressor's friction shapes (the joint's friction model, sign(q̇) by default), low-passed as τ
     was (:func:`~._friction.filtered_shapes`), as the robot's own fit takes them: a tanh(q̇/0.02) of its own here
     fitted a loaded log with the robot's sign(q̇) friction 4 % of the inertia off. The low-pass is also what keeps a
-    joint at rest from chattering between ±1 in the filtered torque's place.
+    joint at rest from chattering between ±1 in the filtered torque's place. A friction model's 'auto' scale is
+    refused before (by the model's prediction, which evaluates the shapes).
 
     Returns
     -------
     ndarray, shape (S, n_dof, k)
         k = 3·n_dof plus one per Stribeck term.
-
-    A friction model's 'auto' scale is refused before (by the model's prediction, which evaluates the shapes).
     """
     from ._friction import filtered_shapes
 
