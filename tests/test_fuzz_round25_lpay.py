@@ -60,6 +60,13 @@ def test_payload_friction_columns_are_the_robots_sign():
     assert max(errors) <= 1e-9, errors
     errors = _errors(identify_payload(robot, log, friction=True))     # default preprocessing: τ and c(q̇) filtered
     assert errors[0] < 1e-4 and errors[1] < 1e-5 and errors[2] < 1e-3, errors
+    # with the same motion unloaded, its own friction (3 N·m Coulomb) cancels; the load's change is fitted away
+    t, q, qd, qdd = _motion(robot.n_dof)
+    unloaded = evaluate(robot, q, qd, qdd, parameters="pseudo", weights=described_parameters(robot, "pseudo"))
+    unloaded = bp.Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=unloaded + 3.0 * np.sign(qd))
+    loaded = dataclasses.replace(log, tau=log.tau + 3.0 * np.sign(qd))
+    errors = _errors(identify_payload(robot, loaded, unloaded=unloaded, friction=True, preprocessing=None))
+    assert max(errors) <= 1e-9, errors
 
 
 def test_payload_friction_columns_follow_a_joints_friction_model():
