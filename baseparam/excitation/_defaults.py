@@ -20,8 +20,8 @@ HARMONICS = 7
 # (--starts k reproduces it).
 TIME_BUDGET = 60.0
 
-# The same for ``excite --payload --payload-design wide``, whose L-BFGS takes longer (84 and 89 s of CPU for the UR10e and
-# LWR4+ at 20 s × 48 harmonics with issue 25's limits) and, cut short, gives a design that depends on timing (said):
+# The same for ``excite --payload --payload-design wide``, whose L-BFGS takes longer (84 and 89 s of CPU for the UR10e
+# and LWR4+ at 20 s × 48 harmonics with issue 25's limits) and, cut short, gives a design that depends on timing (said):
 # without a budget it ran 412 s on a loaded machine, unbounded. Five minutes leave an idle machine three times the
 # CPU it needs, so the design is the one of no budget, to the bit; the starts stay those of no budget as above.
 WIDE_TIME_BUDGET = 300.0
