@@ -14,7 +14,7 @@ from baseparam.identification.payload_wrench import sensor_placement
 from baseparam.model.attach import with_payload
 from baseparam.model.friction import FrictionModel, with_friction_model
 from baseparam.model.parameters import described_parameters
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, one_line
 
 UR, LWR = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "kuka_lwr4.yaml"
 PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
@@ -114,6 +114,19 @@ def test_a_link_beyond_a_locked_joint_is_no_flange(tip, beyond, joint):
     if tip == "panda_link8":
         assert set(flange_links(robot)) == {"panda_link7", "panda_link8", "panda_hand", "panda_hand_tcp"}
         assert result.to_vendor("franka", flange="panda_hand")["m_load"] == PAYLOAD[0]
+
+
+@needs_panda
+def test_payload_flange_beyond_a_locked_joint_is_one_line(tmp_path):
+    """The command line says it before any log is read: exit 2, one line naming --flange and the joint."""
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+    log = tmp_path / "loaded.csv"
+    log.write_text("t,q1\n")
+    result = CliRunner().invoke(main, ["payload", str(PANDA), str(log), "--tip", "panda_link8", "--flange",
+                                       "panda_leftfinger"])
+    one_line(result, "--flange: 'panda_leftfinger' lies beyond joint 'panda_finger_joint1'", "--mimic lock")
 
 
 @pytest.mark.parametrize("placement", [np.zeros((2, 3)), [[0.0, 0.0, 0.1], [0.0, 0.0, 0.0]], np.zeros((3, 2, 1))])
