@@ -1585,16 +1585,15 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
 def _excite_budget(text, starts, workers, payload_design):
     """``excite``'s (time_budget, starts) for design_excitation from ``--time-budget S|none`` and ``--starts``.
 
-    Left out, the budget is ``_defaults.TIME_BUDGET`` (none for the wide payload design, whose refinement cut short
-    depends on timing) and the starts those of no budget, so that a search ending before it gives the design of no
-    budget to the bit; given, the library's defaults apply (with a budget, as many starts as fit)."""
+    Left out, the budget is ``_defaults.TIME_BUDGET`` (``_defaults.WIDE_TIME_BUDGET`` for the wide payload design,
+    whose refinement takes longer) and the starts those of no budget, so that a search ending before it gives the
+    design of no budget to the bit; given, the library's defaults apply (with a budget, as many starts as fit)."""
     from .excitation import _defaults
     if not _given("time_budget"):
-        if payload_design == "wide":
-            return None, starts
         from ._validation import check_workers
         from .excitation._search import default_starts
-        return _defaults.TIME_BUDGET, default_starts(check_workers(workers)) if starts is None else starts
+        budget = _defaults.WIDE_TIME_BUDGET if payload_design == "wide" else _defaults.TIME_BUDGET
+        return budget, default_starts(check_workers(workers)) if starts is None else starts
     budget = _parsed(text, "--time-budget", lambda text: None if text.strip().lower() == "none" else _plain(text),
                      "a number of seconds or 'none'")
     from .excitation.design import MAX_TIME_BUDGET
@@ -1628,9 +1627,9 @@ def _excite_budget(text, starts, workers, payload_design):
                                         "a --time-budget given, as many as fit).")
 @click.option("--workers", type=_Int(),
               help="Parallel worker processes (default 1: this process; -1: one per usable core).")
-@click.option("--time-budget", metavar="S|none",        # 60: _defaults.TIME_BUDGET, checked by the tests
+@click.option("--time-budget", metavar="S|none",        # 60, 300: _defaults.TIME_BUDGET, WIDE_TIME_BUDGET (tests)
               help="Stop the search after S seconds, keeping the starts 0 … k−1 that finished (--starts k "
-                   "reproduces the result); none: no budget. Default: 60 (none with --payload-design wide).")
+                   "reproduces the result); none: no budget. Default: 60 (300 with --payload-design wide).")
 @click.option("--seed", default=0, show_default=True, type=_Int(), help="Same seed and settings → same trajectory.")
 @click.option("--payload", is_flag=True,
               help="Design for identifying a payload on the last link (model known): only the last joints move, the "

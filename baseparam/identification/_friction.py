@@ -60,6 +60,14 @@ def processed_shapes(robot, item):
     """
     if not has_shapes(robot):
         return None
+    return filtered_shapes(robot, item)
+
+
+def filtered_shapes(robot, item):
+    """:func:`processed_shapes` whether or not the robot declares a shaped friction column: c(q̇) (each joint's
+    friction model's, sign(q̇) by default) and s(q̇) per joint, shape (S, n_dof) each, low-passed as ``item``'s τ
+    was. What a fit that adds friction columns of its own takes (the payload's nuisance terms), so that its
+    columns are the regressor's."""
     sgn, stb = shapes_at(robot, np.asarray(item.qd, dtype=float).T)
     values = np.hstack([sgn.T, stb.T])
     if _filters_friction(item):

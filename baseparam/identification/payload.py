@@ -431,7 +431,8 @@ class PayloadResult:
             return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
         _warn_drives_left_out(robot)
-        return robot_to_urdf(attached, _bodies(attached))
+        # a description's friction_prior is a URDF's <dynamics>: written there (it was left out, without a word)
+        return robot_to_urdf(attached, _bodies(attached), [j.friction_prior for j in attached.joints])
 
     def to_dict(self, flange=None):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
@@ -522,13 +523,16 @@ def _mjcf_text(robot, bodies, source_file, note, said=True):
 
 
 def _warn_drives_left_out(robot):
-    """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of:
-    a URDF written from a description has no place for them (:mod:`baseparam.model.urdf_writer`), and the robot read
-    back had torques without them (2 N·m on ``kuka_lwr4_cad.yaml``), with no word."""
+    """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of,
+    and its friction models other than sign(q̇): a URDF written from a description has no place for them
+    (:mod:`baseparam.model.urdf_writer`), and the robot read back had torques without them (2 N·m on
+    ``kuka_lwr4_cad.yaml``), with no word. (A ``friction_prior`` is written, as the URDF's ``<dynamics>``.)"""
     friction = [v for j in robot.joints for v in (*j.friction, _stribeck_friction(j))]
     rotors = [j.rotor_inertia for j in robot.joints]
     given = [name for name, values in (("friction", friction), ("rotor inertias", rotors))
              if any(_value_given(v) for v in values)]
+    if any(j.friction_model is not None and not j.friction_model.is_default for j in robot.joints):
+        given.append("friction models")        # a smooth or Stribeck shape: a URDF's friction is Coulomb's sign
     if given:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
              "written from a description has no place for them); the YAML keeps them", DataWarning)
@@ -567,19 +571,29 @@ def flange_placement(robot, flange):
                             "the flange frame as x,y,z (m),roll,pitch,yaw (rad) in the last link's frame")
     fixed = flange_links(robot)
     if flange not in fixed:
-        raise SettingsError(f"flange: {shown(flange)} is not a link fixed to the last link of {shown(robot.name)} "
+        from ..model.urdf_update import locked_links
+
+        joint = locked_links(robot).get(flange)
+        # merged into the last body at q = 0 (tip, mimic='lock'), placed as if that joint never moved: a finger
+        why = (f"lies beyond joint {shown(joint)}, which moves on the robot (locked at 0 here only by tip or "
+               "mimic='lock'), so it is not a link fixed to" if joint is not None else "is not a link fixed to")
+        raise SettingsError(f"flange: {shown(flange)} {why} the last link of {shown(robot.name)} "
                             f"(those are: {shown_names(list(fixed))})")
     return fixed[flange][:3, :3], fixed[flange][:3, 3]
 
 
 def flange_links(robot):
     """The links of ``robot``'s URDF fixed to its last link, each with its placement (ndarray (4, 4)) in the last
-    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF."""
+    link's frame: the names :func:`flange_placement` takes; empty for a robot not read from a URDF. Links the last
+    body holds beyond a joint locked by ``tip`` or ``mimic='lock'`` are not among them: their placement is that of
+    q = 0 of a joint that moves (panda_leftfinger under ``tip='panda_link8'``, panda_link6 under
+    ``tip='panda_link5'``)."""
     if not robot.from_urdf_text:
         return {}
-    from ..model.urdf_update import link_parts
+    from ..model.urdf_update import link_parts, locked_links
 
-    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1]}
+    locked = locked_links(robot)
+    return {name: placement for name, placement, _, _ in link_parts(robot)[1][-1][1] if name not in locked}
 
 
 def _frame_said(flange):
@@ -821,7 +835,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     friction : bool
         Fit, beside the payload, a viscous, a Coulomb and an offset term per joint (nuisance parameters,
         not reported): the load changes the gears' friction, which neither the model nor the unloaded
-        log holds.
+        log holds. The Coulomb term has the joint's friction model's shape (sign(q̇) by default; a Stribeck
+        term gets its column too), low-passed as τ is, as in :func:`~baseparam.identify`.
     static : bool
         Mass and centre of mass from the still poses of the logs (:mod:`~baseparam.identification.payload_static`):
         segments held still for ``still_duration`` s within ``still_tolerance`` rad, averaged (no
@@ -955,7 +970,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
             blocks.append(block if carry is None else block @ carry)
             targets.append(y)
-            extras.append(np.stack([qd, np.tanh(qd / 0.02), np.ones_like(qd)], axis=2))   # (S, n, 3)
+            if friction:
+                extras.append(_friction_columns(robot, item)[keep])
             fractions.append(_independent_fraction(item, 1) * len(q))
     W = np.concatenate(blocks)                      # (S, n, 10)
     y = np.concatenate(targets)                     # (S, n)
@@ -963,15 +979,41 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     if S * n < 10:
         raise DataError("loaded: too few samples to identify a payload")
     _check_target(y, "payload torques")
-    F = None
-    if friction:        # per joint: its own three columns, zero for the other joints
-        E = np.concatenate(extras)
-        F = np.zeros((S, n, 3 * n))
-        for j in range(n):
-            F[:, j, 3 * j:3 * j + 3] = E[:, j]
+    F = np.concatenate(extras) if friction else None
     return _reported(PayloadResult(**_fit_payload(W, y, fractions, rows, text, F),
                                    mode="model" if unloaded is None else "difference", n_samples=S,
                                    robot=reported))
+
+
+def _friction_columns(robot, item):
+    """The payload fit's friction nuisance columns at every sample of ``item`` (Processed): per joint a viscous
+    q̇, a Coulomb c(q̇) and an offset 1, and s(q̇) for a joint whose friction model has a Stribeck term, each zero in
+    the other joints' rows.
+
+    c and s are the regressor's friction shapes (the joint's friction model, sign(q̇) by default), low-passed as τ
+    was (:func:`~._friction.filtered_shapes`), as the robot's own fit takes them: a tanh(q̇/0.02) of its own here
+    fitted a loaded log with the robot's sign(q̇) friction 4 % of the inertia off. The low-pass is also what keeps a
+    joint at rest from chattering between ±1 in the filtered torque's place. A friction model's 'auto' scale is
+    refused before (by the model's prediction, which evaluates the shapes).
+
+    Returns
+    -------
+    ndarray, shape (S, n_dof, k)
+        k = 3·n_dof plus one per Stribeck term.
+    """
+    from ._friction import filtered_shapes
+
+    coulomb, stribeck = filtered_shapes(robot, item)
+    qd = np.asarray(item.qd, dtype=float)
+    per_joint = [[qd[:, j], coulomb[:, j], np.ones(len(qd))]
+                 + ([stribeck[:, j]] if j_model is not None and j_model.stribeck is not None else [])
+                 for j, j_model in enumerate(joint.friction_model for joint in robot.joints)]
+    F = np.zeros((len(qd), robot.n_dof, sum(map(len, per_joint))))
+    start = 0
+    for j, columns in enumerate(per_joint):
+        F[:, j, start:start + len(columns)] = np.stack(columns, axis=1)
+        start += len(columns)
+    return F
 
 
 def _reported(result):

@@ -52,6 +52,10 @@ def sensor_placement(sensor, name="sensor"):
         values = None
     if values is None or not np.isfinite(values).all():
         raise SettingsError(f"{name}: expected 6 finite numbers x,y,z (m),roll,pitch,yaw (rad), got {shown(sensor)}")
+    shape = np.shape(sensor)
+    if tuple(d for d in shape if d != 1) != (6,):       # six numbers as (2, 3): a position and angles, or two points?
+        raise SettingsError(f"{name}: expected one row of 6 numbers x,y,z (m),roll,pitch,yaw (rad), got an array of "
+                            f"shape {shape}")
     # a sensor kilometres from the flange is a typo, and its lever arm overflows the regressor's products
     if np.abs(values[:3]).max() > MAX_OFFSET or np.abs(values[3:]).max() > MAX_ANGLE:
         raise SettingsError(f"{name}: expected x,y,z within ±{MAX_OFFSET:g} m and roll,pitch,yaw within "

@@ -116,6 +116,39 @@ def link_parts(robot):
     return base_parts, out
 
 
+def locked_links(robot):
+    """The links of the robot's URDF that lie beyond a joint the file lets move but the robot leaves out (off the
+    path to ``tip``, or a mimic joint under ``mimic='lock'``, locked at q = 0): link name → the name of such a joint
+    above it. :func:`link_parts` merges them into a body (their mass rides on it); as a frame they move
+    on the real robot.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    check_robot(robot)
+    if not robot.from_urdf_text:
+        return {}
+    from .urdf import _Problems, _read
+
+    problems = _Problems(robot.name)
+    _, joints = _read(ET.fromstring(robot.source), problems, None)
+    problems.check()
+    below = {}
+    for joint in joints:
+        below.setdefault(joint.parent, []).append(joint)
+    moving = {j.name for j in robot.joints}
+    locked, stack = {}, [(j.child, j.name) for j in joints if j.type != "fixed" and j.name not in moving]
+    while stack:                 # each locked joint's subtree, up to the robot's moving joints
+        link, joint = stack.pop()
+        if link in locked:
+            continue
+        locked[link] = joint
+        stack.extend((j.child, j.name if j.type != "fixed" else joint) for j in below.get(link, [])
+                     if j.name not in moving)
+    return locked
+
+
 def _spans(data: bytes):
     """Byte spans in the file: per top-level link and joint (start, end of its start tag, end, self-closing)
     and of its direct ``<inertial>``/``<dynamics>`` children (start, end): ``child`` the first (the one URDF

@@ -89,7 +89,7 @@ def _frame_joint_names(names) -> list:
     return out
 
 
-def robot_to_urdf(robot, bodies) -> str:
+def robot_to_urdf(robot, bodies, dynamics=None) -> str:
     """The URDF text of ``robot`` carrying ``bodies``.
 
     Parameters
@@ -97,6 +97,9 @@ def robot_to_urdf(robot, bodies) -> str:
     robot : Robot
     bodies : sequence of (mass, com, inertia)
         Per link, in the link frame: kg, (3,) m, (3, 3) kg·m² about the centre of mass.
+    dynamics : sequence of (float, float) or None, optional
+        Per joint, its ``<dynamics damping friction>`` (viscous, Coulomb; SI), None for none: what the reader
+        gives back as the joint's ``friction_prior``. Default: no ``<dynamics>`` at all.
 
     Returns
     -------
@@ -122,6 +125,9 @@ def robot_to_urdf(robot, bodies) -> str:
         mass, com, inertia = bodies[k - 1]
         kind = "revolute" if joint.is_revolute else "prismatic"
         limit = '<limit lower="-1e6" upper="1e6" effort="1e9" velocity="1e9"/>'
+        if dynamics is not None and dynamics[k - 1] is not None:
+            damping, friction = dynamics[k - 1]
+            limit += f'<dynamics damping="{_repr(damping)}" friction="{_repr(friction)}"/>'
         lines += [f'  <link name="link{k}">', _inertial(mass, com, inertia, afters[k - 1]), "  </link>",
                   f'  <joint name={quoteattr(names[k - 1])} type="{kind}">',
                   f'    <parent link="{parent}"/><child link="link{k}"/>', f"    {_origin(placement)}",
