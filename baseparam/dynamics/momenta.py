@@ -248,7 +248,7 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
 
 
 class CompiledRates:
-    """(q̇, ṗ) of one state (q, p) of a fixed-base robot by two compiled kernels, for a simulation's steps: q̇ = M(q)⁻¹ p
+    """(q̇, ṗ) of one state (q, p) of a robot by two compiled kernels, for a simulation's steps: q̇ = M(q)⁻¹ p
     by the ABA's articulated inertias at rest (:func:`~baseparam.dynamics.forward_graph.build_forward`'s
     ``inverse_mass``: Vereshchagin's sweep, the algebra of ``solver='sweep'``), then ṗ of (q, q̇, τ)
     (:mod:`~baseparam.dynamics.momenta_graph`). :func:`hamiltonian_rates`' numbers to round-off, hundreds of times
@@ -257,7 +257,7 @@ class CompiledRates:
     Parameters
     ----------
     model : Model
-        Standard parameters, a fixed base.
+        Standard parameters, a fixed or a floating base (q's quaternion of unit length: not checked here).
     """
 
     def __init__(self, model):

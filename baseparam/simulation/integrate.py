@@ -21,11 +21,10 @@ RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit
 
 ``state='momenta'`` integrates Ivanov's form instead, the configuration and the Poisson impulses
 (q, p) with ṗ = Aᵀ(F* − v ×* μ) + Q (:func:`~baseparam.dynamics.momenta.momenta_rate`) and q̇ = M(q)⁻¹ p by
-his O(N) recursion. A fixed base's steps run compiled (:class:`~baseparam.dynamics.momenta.CompiledRates`:
-the articulated inertias' sweep, then ṗ: two calls of compiled code a step) and ``solver``
-(``'ltdl'`` or ``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples; a floating base's steps run his
-solver in numpy one sample at a time (hundreds of times slower than compiled). It is there for his method and
-for comparison.
+his O(N) recursion. Its steps run compiled, a fixed or a floating base
+(:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ: two calls of compiled
+code a step), and ``solver`` (``'ltdl'`` or ``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples. It is there
+for his method and for comparison.
 """
 from __future__ import annotations
 
@@ -40,8 +39,8 @@ from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
-from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, hamiltonian_rates, velocities_from_momenta
-from ..dynamics.samples import LinkParameters, robot_states, standard_model
+from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, velocities_from_momenta
+from ..dynamics.samples import robot_states, standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
@@ -95,8 +94,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     state : {'velocities', 'momenta'}
         Integrate (q, q̇) or Ivanov's (q, p) (module notes).
     solver : {'ltdl', 'sweep'}
-        Ivanov's solver for ``state='momenta'``: a floating base's steps, and the q̇ logged by a ``solve_ivp`` method
-        (a fixed base steps in compiled code; module notes).
+        Ivanov's solver for ``state='momenta'``: the q̇ logged by a ``solve_ivp`` method (the steps run in compiled
+        code; module notes).
     source : str, optional
         The log's name (default ``simulate(<robot name>)``).
 
@@ -151,7 +150,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     fd = ForwardDynamics(model)
     if method == "rk4":
         if state == "momenta":
-            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps, solver)
+            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps)
         else:
             q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
     else:
@@ -329,8 +328,7 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
 
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
-        links = LinkParameters(robot, model.p, model.parameters)
-        compiled = None if robot.is_floating else CompiledRates(model)
+        momenta_rates = _momenta_rates(model)[1]
         y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
@@ -353,17 +351,12 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
 
     def _rates(time, y):
         q = unit(y[:n_q])
-        if state == "momenta" and compiled is not None:
-            qd = _kernel_at(time, compiled.velocities, q, y[n_q:])
-            rate = _kernel_at(time, compiled.rate, q, qd, torque(time, q, qd))
-        elif state == "momenta":
-            qd, rate = hamiltonian_rates(robot, links, q[None], y[None, n_q:],
-                                         lambda qd: torque(time, q, qd[0])[None], solver)
-            qd, rate = qd[0], rate[0]
+        if state == "momenta":
+            dq, rate = momenta_rates(time, q, y[n_q:], lambda qd: torque(time, q, qd))
         else:
             qd = y[n_q:]
             rate = _kernel_at(time, fd, q, qd, torque(time, q, qd))
-        dq = configuration_rate(robot, q[None], qd[None])[0]
+            dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
             quat = y[3:7]
             dq[3:7] += QUATERNION_PULL * (1.0 - quat @ quat) * quat
@@ -431,15 +424,15 @@ def _kernel_at(time, kernel, *state):
                               "(a physical body per link) and the torques") from None
 
 
-def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
-    """RK4 in (q, p), torque held per interval: Ivanov's form, one sample at a time (compiled for a fixed base,
-    :class:`~baseparam.dynamics.momenta.CompiledRates`; numpy's recursion for a floating one)."""
+def _rk4_momenta(model, t, q0, qd0, torque, substeps):
+    """RK4 in (q, p), torque held per interval: Ivanov's form, one sample at a time in the compiled kernels
+    (:func:`_momenta_rates`)."""
     robot = model.robot
     S = len(t)
     q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
     q[0], qd[0] = q0, qd0
     x, m = q0.copy(), generalized_momenta(model, q0, qd0)
-    velocities, rates = _momenta_rates(model, solver)
+    velocities, rates = _momenta_rates(model)
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
         h = (t[k + 1] - t[k]) / substeps
@@ -450,26 +443,27 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
     return q, qd, taus
 
 
-def _momenta_rates(model, solver):
-    """(velocities(time, q, p) → q̇, rates(time, q, p, τ) → (q̇ as dq/dt, ṗ)) of RK4's steps in (q, p), one sample
-    each: the compiled kernels for a fixed base, Ivanov's ``solver`` in numpy for a floating base."""
+def _momenta_rates(model):
+    """The right-hand side of a simulation in (q, p), one sample at a time in the two compiled kernels of
+    :class:`~baseparam.dynamics.momenta.CompiledRates` (a fixed or a floating base), for RK4's steps and
+    ``solve_ivp``'s alike; a kernel's refusal of a value not finite is the simulation's error at the time.
+
+    Returns
+    -------
+    velocities : callable
+        ``velocities(time, q, p)`` → q̇ (n_v,).
+    rates : callable
+        ``rates(time, q, p, tau)`` → (dq/dt (n_q,), ṗ (n_v,)); ``tau`` an array (n_v,), or a callable of q̇ returning
+        one (a controller reading the velocities there).
+    """
     robot = model.robot
-    if not robot.is_floating:
-        compiled = CompiledRates(model)
+    compiled = CompiledRates(model)
 
-        def velocities(time, x, m):
-            return _kernel_at(time, compiled.velocities, x, m)
+    def velocities(time, x, m):
+        return _kernel_at(time, compiled.velocities, x, m)
 
-        def rates(time, x, m, tau):
-            v = velocities(time, x, m)
-            return v, _kernel_at(time, compiled.rate, x, v, tau)
-        return velocities, rates
-    links = LinkParameters(robot, model.p, model.parameters)
-
-    def numpy_rates(time, x, m, tau):
-        v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
-        return configuration_rate(robot, x[None], v)[0], rate[0]
-
-    def numpy_velocities(time, x, m):
-        return hamiltonian_rates(robot, links, x[None], m[None], np.zeros((1, robot.n_v)), solver)[0][0]
-    return numpy_velocities, numpy_rates
+    def rates(time, x, m, tau):
+        v = velocities(time, x, m)
+        rate = _kernel_at(time, compiled.rate, x, v, tau(v) if callable(tau) else tau)
+        return configuration_rate(robot, x[None], v[None])[0], rate
+    return velocities, rates

@@ -1,0 +1,136 @@
+"""Fuzz round 25 (issues 22, 28), helper lfsim: the floating base's simulation in (q, p) on compiled kernels.
+
+- ``simulate(state='momenta')`` of a floating base stepped with Ivanov's recursion in numpy, one sample at a time
+  (6×6 products per body, ≈ 1 ms an evaluation): a space robot whose Coulomb friction sticks under a constant
+  torque took 27–31 s of CPU to be refused at the evaluation budget (2 s in (q, q̇)). The compiled ṗ
+  (:mod:`baseparam.dynamics.momenta_graph`) now has the floating base as its root body (one joint model, one spatial
+  convention with the ABA's graph), and q̇ = M(q)⁻¹ p is the ABA's articulated inertias at rest, which served a
+  floating base already: both bases step in the same two kernels.
+- RK4's and ``solve_ivp``'s steps in (q, p) take one right-hand side (``integrate._momenta_rates``).
+"""
+import dataclasses
+import pathlib
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import baseparam as bp
+from baseparam.dynamics.momenta import CompiledRates, hamiltonian_rates
+from baseparam.dynamics.samples import LinkParameters
+from baseparam.errors import SimulationError
+from pin_model import PinReference
+from random_bodies import custom_robot, general_robots, link_vector, random_body, random_parameters, robots
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def floating_problem(robot, rng):
+    """(model, PinReference) of ``robot`` on a floating base with random physical bodies, drives as declared."""
+    fixed = dataclasses.replace(robot, base="fixed", base_inertia=None)
+    p, bodies, drives = random_parameters(fixed, "pseudo", rng)
+    base = random_body(rng)
+    robot = dataclasses.replace(fixed, base="floating")
+    model = bp.Model(robot, np.concatenate([link_vector(base, "pseudo"), p]), parameters="pseudo")
+    return model, PinReference(robot, bodies, drives, base)
+
+
+def random_state(robot, rng):
+    """(q, p, τ): a unit quaternion, joints in ±2, momenta and torques (base wrench included) normal."""
+    quat = rng.normal(size=4)
+    q = np.concatenate([rng.uniform(-1, 1, 3), quat / np.linalg.norm(quat), rng.uniform(-2, 2, robot.n_dof)])
+    return q, rng.normal(size=robot.n_v), rng.normal(size=robot.n_v)
+
+
+def relative(actual, expected):
+    return np.abs(actual - expected).max() / np.abs(expected).max()
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=st.one_of(robots(max_dof=4), general_robots(drives=True)), seed=st.integers(0, 2**32 - 1))
+def test_floating_compiled_rates_are_the_numpy_recursion(robot, seed):
+    """q̇ = M⁻¹ p and ṗ of a floating base's compiled kernels against Ivanov's numpy recursion (both solvers) to
+    1e-12 relative: DH and URDF trees, prismatic joints, rotor inertia, friction, tilted gravity, a base wrench.
+    Before, CompiledRates refused a floating base (its ṗ graph was of a fixed base only)."""
+    rng = np.random.default_rng(seed)
+    model, _ = floating_problem(robot, rng)
+    robot = model.robot
+    links = LinkParameters(robot, model.p, model.parameters)
+    compiled = CompiledRates(model)
+    for _ in range(4):
+        q, momenta, tau = random_state(robot, rng)
+        qd = compiled.velocities(q, momenta)
+        rate = compiled.rate(q, qd, tau)
+        for solver in ("ltdl", "sweep"):
+            qd0, rate0 = hamiltonian_rates(robot, links, q[None], momenta[None], tau[None], solver)
+            assert relative(qd, qd0[0]) < 1e-12, solver
+            assert relative(rate, rate0[0]) < 1e-12, solver
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(robot=st.one_of(robots(max_dof=4), general_robots(drives=True)), seed=st.integers(0, 2**32 - 1))
+def test_floating_compiled_rates_are_pinocchios_free_flyer(robot, seed):
+    """Against pinocchio's free-flyer, built from the description alone: q̇ solves M(q) q̇ = p (pin.crba), and
+    ṗ = d/dt (M q̇) = τ − friction − g + Cᵀ q̇ (M q̈ = τ − C q̇ − g − friction and Ṁ = C + Cᵀ, pinocchio's C)."""
+    rng = np.random.default_rng(seed)
+    model, ref = floating_problem(robot, rng)
+    robot = model.robot
+    compiled = CompiledRates(model)
+    order = np.concatenate([np.arange(6), 6 + ref.perm])       # pinocchio's depth-first joints → ours
+    for _ in range(3):
+        q, momenta, tau = random_state(robot, rng)
+        qd = compiled.velocities(q, momenta)
+        assert relative(qd, np.linalg.solve(ref.mass_matrix(q), momenta)) < 1e-10
+        C = np.empty((robot.n_v, robot.n_v))
+        C[np.ix_(order, order)] = pin.computeCoriolisMatrix(ref.model, ref.data, ref._pin(q, 7), ref._pin(qd, 6))
+        friction = np.concatenate([np.zeros(6), ref.drives.friction(qd[6:])])
+        expected = tau - friction - ref.gravity(q) + C.T @ qd
+        assert relative(compiled.rate(q, qd, tau), expected) < 1e-10
+
+
+def sticking_space_robot():
+    """The space robot with Coulomb friction (3 N·m) on its joints: under 1 N·m they stick at once."""
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    joints = tuple(dataclasses.replace(j, friction=(0.4, 3.0, 0.1)) for j in robot.joints)
+    return bp.Model(dataclasses.replace(robot, joints=joints, source=None))
+
+
+def test_a_sticking_space_robot_in_momenta_is_refused_without_numpy_steps(monkeypatch):
+    """Refused at the evaluation budget, as in (q, q̇), its steps never in numpy's recursion (27–31 s of CPU before);
+    RK4 in (q, p) of the same robot runs compiled too."""
+    import baseparam.dynamics.momenta as momenta
+
+    def numpy_recursion(*args, **kwargs):
+        raise AssertionError("a floating base's step ran numpy's recursion")
+    monkeypatch.setattr(momenta, "solve", numpy_recursion)
+    model = sticking_space_robot()
+    t, q0, qd0 = np.linspace(0, 0.5, 51), np.zeros(model.n_q), np.zeros(model.n_v)
+    q0[6] = 1.0
+    with pytest.raises(SimulationError, match="needed more than 24000 evaluations by t = 3.19"):
+        bp.simulate(model, t, q0, qd0, np.ones(model.robot.n_dof), state="momenta")
+    run = bp.simulate(model, t[:11], q0, qd0, np.ones(model.robot.n_dof), method="rk4", state="momenta")
+    assert np.isfinite(run.q).all() and np.isfinite(run.qd).all()
+
+
+@pytest.mark.parametrize("method", ["rk4", "DOP853"])
+def test_free_floating_motion_in_momenta_keeps_pinocchios_momentum(method):
+    """Without gravity, torque or friction a floating tree keeps its momentum: pinocchio's centroidal momentum
+    (world axes, about the moving centre of mass) of the compiled (q, p) motion is constant to the integrator's
+    error, and the motion is the (q, q̇) one."""
+    rng = np.random.default_rng(11)
+    robot = dataclasses.replace(custom_robot("tree_interleaved"), gravity=(0.0, 0.0, 0.0))
+    robot = dataclasses.replace(robot, joints=tuple(dataclasses.replace(j, friction=(False, False, False))
+                                                    for j in robot.joints))
+    model, ref = floating_problem(robot, rng)
+    q0, _, _ = random_state(model.robot, rng)
+    qd0 = rng.uniform(-1, 1, model.n_v)
+    t = np.linspace(0, 1.0, 201)
+    tol = dict(rtol=1e-11, atol=1e-11) if method == "DOP853" else dict(substeps=4)
+    run = bp.simulate(model, t, q0, qd0, method=method, state="momenta", **tol)
+    h = np.array([pin.computeCentroidalMomentum(ref.model, ref.data, ref._pin(q, 7), ref._pin(qd, 6)).vector
+                  for q, qd in zip(run.q, run.qd)])
+    assert np.abs(h - h[0]).max() <= 1e-8 * np.abs(h).max()
+    velocities = bp.simulate(model, t, q0, qd0, method=method, **tol)
+    np.testing.assert_allclose(run.q, velocities.q, atol=1e-8)
+    np.testing.assert_allclose(run.qd, velocities.qd, atol=1e-7)
