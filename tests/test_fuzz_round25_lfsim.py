@@ -182,3 +182,28 @@ def test_one_samples_pose_rate_stacks_no_arrays_and_keeps_its_numbers(monkeypatc
         one = floating.pose_rate(q[s:s + 1], qd[s:s + 1])
         assert one.shape == (1, 7) and np.array_equal(one[0].view(np.int64), batch[s].view(np.int64)), s
     assert not stacked
+
+
+def test_lsodas_failure_is_the_simulations_error_without_its_raw_warning():
+    """LSODA's Fortran code says why it failed in a UserWarning ('lsoda: Repeated convergence failures …'), printed
+    raw beside simulate's 'Unexpected istate in LSODA.': its words are now the SimulationError's, and no warning
+    escapes; a controller's own warning under LSODA is issued as it came."""
+    import warnings
+
+    model = sticking_space_robot()
+    q0 = np.zeros(model.n_q)
+    q0[6] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SimulationError, match=r"^the simulation stopped at t = 0 s: lsoda: Repeated convergence "
+                                                  r"failures \(perhaps bad Jacobian or tolerances\); check the"):
+            bp.simulate(model, np.linspace(0, 0.5, 51), q0, np.zeros(model.n_v), np.ones(model.robot.n_dof),
+                        method="LSODA")
+
+    def controller(time, q, qd):
+        warnings.warn("the controller's own", RuntimeWarning, stacklevel=1)
+        return np.zeros(model.n_v)
+    free = bp.Model(bp.load_robot(ROOT / "robots" / "space_robot.yaml"))
+    with pytest.warns(RuntimeWarning, match="the controller's own"):
+        run = bp.simulate(free, np.linspace(0, 0.1, 11), q0, np.full(free.n_v, 0.1), controller, method="LSODA")
+    assert np.isfinite(run.q).all()

@@ -28,6 +28,7 @@ for his method and for comparison.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from functools import partial
 
@@ -324,8 +325,6 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
 
 
 def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
-    from scipy.integrate import solve_ivp
-
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
         momenta_rates = _momenta_rates(model)[1]
@@ -361,15 +360,17 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
             quat = y[3:7]
             dq[3:7] += QUATERNION_PULL * (1.0 - quat @ quat) * quat
         return np.concatenate([dq, rate])
+    said = []
     try:
-        sol = solve_ivp(rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
+        sol = _solve_ivp(said, rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
     except (SimulationError, ArgumentError):    # the library's own words (a controller's bad torques) as they are
         raise
     except ValueError as exc:          # an unknown method, bad tolerances
         raise ArgumentError(f"method/rtol/atol: {exc}") from None
     if sol.status < 0 or sol.y.shape[1] != len(t):
         stopped = sol.t[-1] if len(sol.t) else t[0]      # no output time reached: it stopped at the start
-        raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {sol.message}; check the parameters "
+        why = said[-1].rstrip(".") if said else sol.message
+        raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {why}; check the parameters "
                               "(a physical body per link), the torques and the tolerances")
     y = sol.y.T
     q = y[:, :n_q].copy()
@@ -383,6 +384,27 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     else:
         qd = y[:, n_q:].copy()
     return q, qd, torque.at_samples(q, qd)
+
+
+def _solve_ivp(said, *args, method, **kwargs):
+    """:func:`scipy.integrate.solve_ivp` ``(*args, method=method, **kwargs)``, LSODA's words of its failure appended to
+    ``said``: its Fortran code's ("lsoda: Repeated convergence failures …") is a UserWarning beside the status it
+    returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
+    warning raised meanwhile (a controller's) is issued again as it came. Only LSODA's run is recorded: Python's
+    warning filters are the process's, not a thread's, and threads simulating at once restore each other's."""
+    from scipy.integrate import LSODA, solve_ivp
+    if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
+        return solve_ivp(*args, method=method, **kwargs)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return solve_ivp(*args, method=method, **kwargs)
+    finally:
+        for w in caught:
+            if w.category is UserWarning and str(w.message).startswith("lsoda: "):
+                said.append(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 class _EvaluationBudget:
