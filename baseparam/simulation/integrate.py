@@ -390,7 +390,8 @@ def _solve_ivp(said, *args, method, **kwargs):
     """:func:`scipy.integrate.solve_ivp` ``(*args, method=method, **kwargs)``, LSODA's words of its failure appended to
     ``said``: its Fortran code's ("lsoda: Repeated convergence failures …") is a UserWarning beside the status it
     returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
-    warning raised meanwhile (a controller's) is issued again as it came. Only LSODA's run is recorded: Python's
+    warning raised meanwhile (a controller's) is issued again as it came, once per text and line (recorded with the
+    filter 'always', a controller's warning came at every evaluation). Only LSODA's run is recorded: Python's
     warning filters are the process's, not a thread's, and threads simulating at once restore each other's."""
     from scipy.integrate import LSODA, solve_ivp
     if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
@@ -400,10 +401,13 @@ def _solve_ivp(said, *args, method, **kwargs):
             warnings.simplefilter("always")
             return solve_ivp(*args, method=method, **kwargs)
     finally:
+        issued = set()
         for w in caught:
-            if w.category is UserWarning and str(w.message).startswith("lsoda: "):
-                said.append(str(w.message))
-            else:
+            key = (str(w.message), w.category, w.filename, w.lineno)
+            if w.category is UserWarning and key[0].startswith("lsoda: "):
+                said.append(key[0])
+            elif key not in issued:
+                issued.add(key)
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
