@@ -268,8 +268,10 @@ class CompiledRates:
 
         class MomentaRate(ForwardDynamics):
             _graph = "momenta_rate"
+        self.model, self.robot = model, model.robot
         self._inverse_mass, self._rate = InverseMass(model), MomentaRate(model)
         self._rest = np.zeros(model.robot.n_v)
+        self._steps = None
 
     def velocities(self, q, momenta):
         """q̇ = M(q)⁻¹ p of one sample, (n_q,), (n_v,) → (n_v,). An ArgumentError when a value is not finite (M(q)
@@ -279,6 +281,25 @@ class CompiledRates:
     def rate(self, q, qd, tau):
         """ṗ of one sample, (n_q,), (n_v,), (n_v,) → (n_v,); errors as :meth:`velocities`'."""
         return self._rate(q, qd, tau)
+
+    @property
+    def steps(self):
+        """A :class:`~baseparam.ForwardDynamics` whose RK4 (``_rk4_unchecked``) steps (q, p) in place of (q, q̇): one
+        compiled loop of both kernels, each rate q̇ = M⁻¹ p then ṗ (its own kernel, compiled on first use)."""
+        if self._steps is None:
+            from .floating import configuration_rate
+            from .forward import ForwardDynamics
+            inverse, rest = self._inverse_mass, self._rest
+
+            class MomentaSteps(ForwardDynamics):
+                _graph = "momenta_steps"
+
+                def _rate(self, x, m, tau):     # the Python steps, without a C compiler: q̇ first, then ṗ
+                    qd = inverse._python(x, rest, m)
+                    self._count(1)
+                    return configuration_rate(self.robot, x[None], qd[None])[0], self._python(x, qd, tau)
+            self._steps = MomentaSteps(self.model)
+        return self._steps
 
 
 @takes_model("p", "q", "qd", "parameters")

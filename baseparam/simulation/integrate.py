@@ -22,9 +22,9 @@ RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit
 ``state='momenta'`` integrates Ivanov's form instead, the configuration and the Poisson impulses
 (q, p) with ṗ = Aᵀ(F* − v ×* μ) + Q (:func:`~baseparam.dynamics.momenta.momenta_rate`) and q̇ = M(q)⁻¹ p by
 his O(N) recursion. Its steps run compiled, a fixed or a floating base
-(:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ: two calls of compiled
-code a step), and ``solver`` (``'ltdl'`` or ``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples. It is there
-for his method and for comparison.
+(:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ; ``solve_ivp`` calls
+both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of them), and ``solver`` (``'ltdl'`` or
+``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples. It is there for his method and for comparison.
 """
 from __future__ import annotations
 
@@ -327,7 +327,7 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
 def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
-        momenta_rates = _momenta_rates(model)[1]
+        momenta_rates = _momenta_rates(CompiledRates(model))[1]
         y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
@@ -452,25 +452,33 @@ def _kernel_at(time, kernel, *state):
 
 
 def _rk4_momenta(model, t, q0, qd0, torque, substeps):
-    """RK4 in (q, p), torque held per interval: Ivanov's form, one sample at a time in the compiled kernels
-    (:func:`_momenta_rates`)."""
+    """RK4 in (q, p), torque held per interval: Ivanov's form, interval by interval in one compiled loop of both
+    kernels (:attr:`~baseparam.dynamics.momenta.CompiledRates.steps`), q̇ = M⁻¹ p logged at each sample. An interval
+    whose state comes out not finite is stepped again by :func:`_momenta_rates` in Python, whose rates say when and
+    how the motion diverged."""
     robot = model.robot
     S = len(t)
-    q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
-    q[0], qd[0] = q0, qd0
-    x, m = q0.copy(), generalized_momenta(model, q0, qd0)
-    velocities, rates = _momenta_rates(model)
+    q, m, qd = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
+    taus = np.empty((S, robot.n_v))
+    q[0], qd[0], m[0] = q0, qd0, generalized_momenta(model, q0, qd0)
+    compiled = CompiledRates(model)
+    velocities, rates = _momenta_rates(compiled)
+    steps, dt = compiled.steps, np.diff(t)
     for k in range(S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
-        h = (t[k + 1] - t[k]) / substeps
-        for _ in range(substeps):
-            x, m = rk4_step(partial(rates, t[k]), x, m, h, robot.is_floating, taus[k])
-        q[k + 1], qd[k + 1] = x, velocities(t[k + 1], x, m)
+        _interval(steps, q, m, dt, taus, substeps, k)
+        if not (np.isfinite(q[k + 1]).all() and np.isfinite(m[k + 1]).all()):
+            x, p = q[k].copy(), m[k].copy()
+            h = dt[k] / substeps
+            for _ in range(substeps):
+                x, p = rk4_step(partial(rates, t[k]), x, p, h, robot.is_floating, taus[k])
+            q[k + 1], m[k + 1] = x, p
+        qd[k + 1] = velocities(t[k + 1], q[k + 1], m[k + 1])
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
 
 
-def _momenta_rates(model):
+def _momenta_rates(compiled):
     """The right-hand side of a simulation in (q, p), one sample at a time in the two compiled kernels of
     :class:`~baseparam.dynamics.momenta.CompiledRates` (a fixed or a floating base), for RK4's steps and
     ``solve_ivp``'s alike; a kernel's refusal of a value not finite is the simulation's error at the time.
@@ -483,8 +491,7 @@ def _momenta_rates(model):
         ``rates(time, q, p, tau)`` → (dq/dt (n_q,), ṗ (n_v,)); ``tau`` an array (n_v,), or a callable of q̇ returning
         one (a controller reading the velocities there).
     """
-    robot = model.robot
-    compiled = CompiledRates(model)
+    robot = compiled.robot
 
     def velocities(time, x, m):
         return _kernel_at(time, compiled.velocities, x, m)
