@@ -272,3 +272,37 @@ def test_rk4_in_momenta_without_a_compiler_and_when_it_diverges(monkeypatch, tmp
     with pytest.raises(SimulationError, match=r"^the simulation diverged at t = 0\.02 s \("):
         bp.simulate(model, t, q0, qd0, lambda time, q, qd: np.full(model.n_v, 1e300 if time > 0.015 else 0.0),
                     method="rk4", state="momenta")
+
+
+@pytest.mark.parametrize("name", ["planar", "space"])
+@pytest.mark.parametrize("state", ["velocities", "momenta"])
+def test_rk4_under_torque_rows_steps_pieces_of_many_intervals(name, state, monkeypatch):
+    """Torque rows (no controller): the compiled loop steps pieces of about 10⁵ steps while the motion stays finite,
+    q̇ of (q, p)'s samples by the velocities kernel's loop, not Python between intervals (0.7 µs each in (q, q̇),
+    7 µs in (q, p): 10⁶ intervals of the planar arm took 3.5 s and 7 s, now 0.3 and 0.5): the numbers of the same
+    rows given as a controller (interval by interval) to the bit; a motion that diverges is stepped again interval
+    by interval from its piece, which says when."""
+    import baseparam.simulation.integrate as integrate
+    from conftest import planar_arm
+
+    robot = planar_arm() if name == "planar" else bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    model = bp.Model(robot)
+    q0, qd0 = np.zeros(robot.n_q), np.linspace(-0.5, 0.5, robot.n_v)
+    if robot.is_floating:
+        q0[3:7] = np.array([0.1, -0.2, 0.3, 0.9]) / np.sqrt(0.95)
+    t = np.linspace(0, 1, 20_001 if state == "velocities" else 2_001)       # 3 pieces of 10⁵ steps, and 2
+    rows = np.sin(7 * t[:, None] + np.arange(robot.n_v))
+    options = dict(method="rk4", state=state, substeps=12 if state == "velocities" else 60, record=("q", "qd"))
+    controlled = bp.simulate(model, t, q0, qd0, lambda time, q, qd: rows[np.searchsorted(t, time)], **options)
+    per_interval = []
+    for function in ("_interval", "_kernel_at"):        # (q, q̇)'s and (q, p)'s Python of an interval
+        original = getattr(integrate, function)
+        monkeypatch.setattr(integrate, function, lambda *args, f=original: per_interval.append(1) or f(*args))
+    pieces = bp.simulate(model, t, q0, qd0, rows, **options)
+    assert not per_interval
+    for a, b in ((pieces.q, controlled.q), (pieces.qd, controlled.qd), (pieces.tau, controlled.tau)):
+        assert np.array_equal(a.view(np.int64), b.view(np.int64))
+    rows[len(t) // 2:] = 1e300
+    with pytest.raises(SimulationError, match=r"^the simulation diverged (\(non-finite state )?at t = 0\.5"):
+        bp.simulate(model, t, q0, qd0, rows, **options)
+    assert per_interval
