@@ -234,7 +234,9 @@ def momenta_rate(model, q, qd, tau):
 
 
 def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
-    """(q̇, ṗ) of checked arrays: the right-hand side of a simulation in (q, p), one solve per sample.
+    """(q̇, ṗ) of checked arrays by Ivanov's ``solver`` in numpy, one solve per sample: the right-hand side of a
+    simulation in (q, p) that :class:`CompiledRates` computes compiled (its reference in tests and
+    ``bench/bench_momenta_rates.py``; ``simulate`` steps in the compiled kernels).
 
     ``tau`` is an (S, n_v) array, or a callable of q̇ returning one (a controller reading velocities).
     """
