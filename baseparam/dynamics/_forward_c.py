@@ -2,7 +2,11 @@
 node, :func:`baseparam.dynamics.printing.c_statements`) as ``fd``, ``fd`` on one packed block
 ``fd_packed`` (one sample from Python), a loop over samples ``fd_batch``, and a classical RK4
 integrator ``rk4`` around it (a floating base's quaternion renormalized after every step), with their
-ctypes signatures."""
+ctypes signatures.
+
+With the statements of q̇ = M(q)⁻¹ p beside those of ṗ as ``fd`` (:class:`~baseparam.dynamics.momenta.CompiledRates`),
+the same integrator steps Ivanov's state (q, p): each rate first solves for q̇, then takes ṗ and the configuration's
+rate of it."""
 from __future__ import annotations
 
 import ctypes
@@ -17,6 +21,7 @@ _C_TEMPLATE = """/* forward dynamics (articulated-body algorithm) and RK4, gener
 #define NQ {n_q}
 #define NV {n_v}
 #define FLOATING {floating}
+#define MOMENTA {momenta}
 
 static double sgn(double x) {{ return (double)((x > 0.0) - (x < 0.0)); }}
 
@@ -24,7 +29,7 @@ void fd(const double *q, const double *qd, const double *tau, const double *p, d
 {{
 {body}
 }}
-
+{velocities}
 /* one sample whose arrays lie one after the other in x: q (NQ), qd, tau, out (NV each), then p. ctypes
    converts each argument of a call (some 50 ns apiece): one pointer instead of five is a tenth of a
    7-DOF arm's call from Python. Returns 1 when out holds a number that is not finite (a singular M(q), NaN
@@ -44,9 +49,16 @@ void fd_batch(long S, const double *q, const double *qd, const double *tau, cons
     for (long s = 0; s < S; ++s) fd(q + s * NQ, qd + s * NV, tau + s * NV, p, out + s * NV);
 }}
 
-static void rate(const double *q, const double *qd, const double *tau, const double *p, double *dq, double *dqd)
+/* the rates of the state (q, v): v is qd (dv its rate), or with MOMENTA the impulses (dv their rate, of qd = M^-1 v) */
+static void rate(const double *q, const double *v, const double *tau, const double *p, double *dq, double *dv)
 {{
-    fd(q, qd, tau, p, dqd);
+#if MOMENTA
+    double qd[NV];
+    velocities(q, v, p, qd);
+#else
+    const double *qd = v;
+#endif
+    fd(q, qd, tau, p, dv);
 #if FLOATING
     const double x = q[3], y = q[4], z = q[5], w = q[6];
     const double vx = qd[0], vy = qd[1], vz = qd[2], wx = qd[3], wy = qd[4], wz = qd[5];
@@ -99,6 +111,11 @@ void rk4(long n, const double *dt, long substeps, const double *tau, long tau_st
 """
 
 
-def c_source(n_q, n_v, floating, body):
-    """The kernel's C source for a robot with ``n_q``/``n_v`` coordinates and ``fd``'s body (lines)."""
-    return _C_TEMPLATE.format(n_q=n_q, n_v=n_v, floating=int(floating), body="\n".join(body))
+def c_source(n_q, n_v, floating, body, velocities=None):
+    """The kernel's C source for a robot with ``n_q``/``n_v`` coordinates and ``fd``'s body (lines); with the body of
+    q̇ = M(q)⁻¹ p as ``velocities`` (lines reading q, the impulses as ``tau``, and p), ``rk4`` steps (q, p)."""
+    function = "" if velocities is None else (
+        "\nstatic void velocities(const double *q, const double *tau, const double *p, double *out)\n{\n"
+        + "\n".join(velocities) + "\n}\n")
+    return _C_TEMPLATE.format(n_q=n_q, n_v=n_v, floating=int(floating), momenta=int(velocities is not None),
+                              body="\n".join(body), velocities=function)

@@ -66,6 +66,8 @@ def pose_rate(q, qd):
     -------
     ndarray, shape (S, 7)
     """
+    if len(q) == 1:
+        return _one_pose_rate(q[0], qd[0])
     quat, twist = q[:, 3:7], public_layout(qd[:, :6])
     w, v = twist[:, :3], twist[:, 3:]
     x, y, z, s = (quat[:, i] for i in range(4))
@@ -73,6 +75,18 @@ def pose_rate(q, qd):
     dquat = 0.5 * np.stack([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz, s * wz + x * wy - y * wx,
                             -(x * wx + y * wy + z * wz)], -1)
     return np.concatenate([np.einsum("sij,sj->si", rotation_matrices(quat), v), dquat], axis=1)
+
+
+def _one_pose_rate(q, qd):
+    """:func:`pose_rate` of one sample (1, 7), its numbers to the bit: the rotation and the quaternion's rate on
+    floats, R v by the same einsum. A simulation's every evaluation takes it: the (1,)-arrays stacked into R and the
+    rate were 3/4 of a floating base's step in (q, p) (35 µs of 45)."""
+    x, y, z, s = q[3:7].tolist()
+    v, (wx, wy, wz) = qd[None, :3], qd[3:6].tolist()
+    linear = np.einsum("sij,sj->si", np.array([rotation_rows(x, y, z, s)]), v)
+    dquat = [[0.5 * (s * wx + y * wz - z * wy), 0.5 * (s * wy + z * wx - x * wz), 0.5 * (s * wz + x * wy - y * wx),
+              0.5 * -(x * wx + y * wy + z * wz)]]
+    return np.concatenate([linear, dquat], axis=1)
 
 
 def configuration_rate(robot, q, qd):

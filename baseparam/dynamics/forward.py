@@ -84,11 +84,15 @@ class Kernel:
         The C kernel gives the numpy code's numbers to the bit: its operations are IEEE arithmetic, sqrt, and
         sin and cos, which numpy takes from the C library; False when a smooth Coulomb or a Stribeck shape
         (tanh, exp: numpy's own vectorized versions, within an ulp of the C library's) enters.
+    velocities : Kernel or None
+        The kernel of q̇ = M(q)⁻¹ p whose statements are compiled beside this one's (ṗ): its ``rk4`` then steps
+        Ivanov's (q, p) (:attr:`~baseparam.dynamics.momenta.CompiledRates.steps`).
     The C kernel (``fd``, ``fd_packed``, ``fd_batch`` and ``rk4``) is compiled on first need (:meth:`native`).
     """
 
-    def __init__(self, robot, build=build_forward):
+    def __init__(self, robot, build=build_forward, velocities=None):
         self.n_q, self.n_v, self.floating = robot.n_q, robot.n_v, robot.is_floating
+        self.velocities = velocities
         g, outputs = build(robot)
         self.graph, self.outputs = g, outputs
         offsets = motion_offsets(robot)
@@ -113,8 +117,10 @@ class Kernel:
             with self._building:              # one thread compiles; the others wait, then all run C
                 if not self._tried:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
-                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body), SIGNATURES,
-                                       _native.flags_for(len(body)))
+                    solve = self.velocities and c_statements(self.velocities.graph, self.velocities.outputs,
+                                                             lambda name, k: self.velocities._source(name, k, C))
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body, solve), SIGNATURES,
+                                       _native.flags_for(len(body) + len(solve or ())))
                     self.statements = len(body)
                     if lib is not None:               # before _lib: whoever sees the library finds packed
                         self.packed = _native.holding_gil(lib.fd_packed)
@@ -123,15 +129,18 @@ class Kernel:
 
 
 # the graphs a Kernel compiles, by name: q̈ (the ABA), and the two halves of a simulation in Poisson impulses (q, p),
-# q̇ = M(q)⁻¹ p and ṗ (Ivanov's rate; a fixed base), through the same C template and calls (q, q̇, τ) → out
+# q̇ = M(q)⁻¹ p and ṗ (Ivanov's rate), through the same C template and calls (q, q̇, τ) → out; 'momenta_steps' is ṗ
+# with q̇ = M⁻¹ p beside it, whose rk4 steps (q, p)
 GRAPHS = {"forward": build_forward, "inverse_mass": functools.partial(build_forward, inverse_mass=True),
-          "momenta_rate": build_momenta_rate}
+          "momenta_rate": build_momenta_rate, "momenta_steps": build_momenta_rate}
 
 
 def kernel(robot, graph="forward") -> Kernel:
     """The :class:`Kernel` of a robot's ``graph`` (:data:`GRAPHS`; built once per robot object and kept in its
     kernels)."""
-    return kernels_of(robot).get(graph, (), lambda: Kernel(robot, GRAPHS[graph]))
+    def build():
+        return Kernel(robot, GRAPHS[graph], kernel(robot, "inverse_mass") if graph == "momenta_steps" else None)
+    return kernels_of(robot).get(graph, (), build)
 
 
 class ForwardDynamics:

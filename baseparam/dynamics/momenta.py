@@ -234,7 +234,9 @@ def momenta_rate(model, q, qd, tau):
 
 
 def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
-    """(q̇, ṗ) of checked arrays: the right-hand side of a simulation in (q, p), one solve per sample.
+    """(q̇, ṗ) of checked arrays by Ivanov's ``solver`` in numpy, one solve per sample: the right-hand side of a
+    simulation in (q, p) that :class:`CompiledRates` computes compiled (its reference in tests and
+    ``bench/bench_momenta_rates.py``; ``simulate`` steps in the compiled kernels).
 
     ``tau`` is an (S, n_v) array, or a callable of q̇ returning one (a controller reading velocities).
     """
@@ -248,7 +250,7 @@ def hamiltonian_rates(robot, links, q, momenta, tau, solver="ltdl"):
 
 
 class CompiledRates:
-    """(q̇, ṗ) of one state (q, p) of a fixed-base robot by two compiled kernels, for a simulation's steps: q̇ = M(q)⁻¹ p
+    """(q̇, ṗ) of one state (q, p) of a robot by two compiled kernels, for a simulation's steps: q̇ = M(q)⁻¹ p
     by the ABA's articulated inertias at rest (:func:`~baseparam.dynamics.forward_graph.build_forward`'s
     ``inverse_mass``: Vereshchagin's sweep, the algebra of ``solver='sweep'``), then ṗ of (q, q̇, τ)
     (:mod:`~baseparam.dynamics.momenta_graph`). :func:`hamiltonian_rates`' numbers to round-off, hundreds of times
@@ -257,7 +259,7 @@ class CompiledRates:
     Parameters
     ----------
     model : Model
-        Standard parameters, a fixed base.
+        Standard parameters, a fixed or a floating base (q's quaternion of unit length: not checked here).
     """
 
     def __init__(self, model):
@@ -268,8 +270,10 @@ class CompiledRates:
 
         class MomentaRate(ForwardDynamics):
             _graph = "momenta_rate"
+        self.model, self.robot = model, model.robot
         self._inverse_mass, self._rate = InverseMass(model), MomentaRate(model)
         self._rest = np.zeros(model.robot.n_v)
+        self._steps = None
 
     def velocities(self, q, momenta):
         """q̇ = M(q)⁻¹ p of one sample, (n_q,), (n_v,) → (n_v,). An ArgumentError when a value is not finite (M(q)
@@ -279,6 +283,25 @@ class CompiledRates:
     def rate(self, q, qd, tau):
         """ṗ of one sample, (n_q,), (n_v,), (n_v,) → (n_v,); errors as :meth:`velocities`'."""
         return self._rate(q, qd, tau)
+
+    @property
+    def steps(self):
+        """A :class:`~baseparam.ForwardDynamics` whose RK4 (``_rk4_unchecked``) steps (q, p) in place of (q, q̇): one
+        compiled loop of both kernels, each rate q̇ = M⁻¹ p then ṗ (its own kernel, compiled on first use)."""
+        if self._steps is None:
+            from .floating import configuration_rate
+            from .forward import ForwardDynamics
+            inverse, rest = self._inverse_mass, self._rest
+
+            class MomentaSteps(ForwardDynamics):
+                _graph = "momenta_steps"
+
+                def _rate(self, x, m, tau):     # the Python steps, without a C compiler: q̇ first, then ṗ
+                    qd = inverse._python(x, rest, m)
+                    self._count(1)
+                    return configuration_rate(self.robot, x[None], qd[None])[0], self._python(x, qd, tau)
+            self._steps = MomentaSteps(self.model)
+        return self._steps
 
 
 @takes_model("p", "q", "qd", "parameters")

@@ -21,14 +21,14 @@ RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit
 
 ``state='momenta'`` integrates Ivanov's form instead, the configuration and the Poisson impulses
 (q, p) with ṗ = Aᵀ(F* − v ×* μ) + Q (:func:`~baseparam.dynamics.momenta.momenta_rate`) and q̇ = M(q)⁻¹ p by
-his O(N) recursion. A fixed base's steps run compiled (:class:`~baseparam.dynamics.momenta.CompiledRates`:
-the articulated inertias' sweep, then ṗ: two calls of compiled code a step) and ``solver``
-(``'ltdl'`` or ``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples; a floating base's steps run his
-solver in numpy one sample at a time (hundreds of times slower than compiled). It is there for his method and
-for comparison.
+his O(N) recursion. Its steps run compiled, a fixed or a floating base
+(:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ; ``solve_ivp`` calls
+both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of them), and ``solver`` (``'ltdl'`` or
+``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples. It is there for his method and for comparison.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from functools import partial
 
@@ -40,8 +40,8 @@ from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
-from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, hamiltonian_rates, velocities_from_momenta
-from ..dynamics.samples import LinkParameters, robot_states, standard_model
+from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, velocities_from_momenta
+from ..dynamics.samples import robot_states, standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
@@ -95,8 +95,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     state : {'velocities', 'momenta'}
         Integrate (q, q̇) or Ivanov's (q, p) (module notes).
     solver : {'ltdl', 'sweep'}
-        Ivanov's solver for ``state='momenta'``: a floating base's steps, and the q̇ logged by a ``solve_ivp`` method
-        (a fixed base steps in compiled code; module notes).
+        Ivanov's solver for ``state='momenta'``: the q̇ logged by a ``solve_ivp`` method (the steps run in compiled
+        code; module notes).
     source : str, optional
         The log's name (default ``simulate(<robot name>)``).
 
@@ -151,7 +151,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     fd = ForwardDynamics(model)
     if method == "rk4":
         if state == "momenta":
-            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps, solver)
+            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps)
         else:
             q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
     else:
@@ -292,10 +292,8 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     dt = np.diff(t)
     control = torque.callback is not None
     taus = np.empty((S, fd.robot.n_v)) if control else np.array(torque.rows, dtype=float, order="C")
-    if not control and substeps * (S - 1) <= PIECE:
-        fd._rk4_unchecked(q, qd, dt, taus, substeps)
-        return q, qd, taus
-    for k in range(S - 1):                      # interval by interval: the same steps, with Python between
+    start = 0 if control else _pieces_while_finite(fd, q, qd, dt, taus, substeps)
+    for k in range(start, S - 1):               # interval by interval: the same steps, with Python between
         if control:
             taus[k] = torque(t[k], q[k], qd[k])
         _interval(fd, q, qd, dt, taus, substeps, k)
@@ -304,6 +302,27 @@ def _rk4(fd, t, q0, qd0, torque, substeps):
     if control:
         taus[-1] = torque(t[-1], q[-1], qd[-1])
     return q, qd, taus
+
+
+def _pieces_while_finite(fd, q, v, dt, taus, substeps, logged=None):
+    """Held torque rows' intervals stepped by ``fd``'s compiled loop in calls of about :data:`PIECE` steps (Ctrl-C
+    waits for one), while the states (q, v) stay finite; the number of intervals done: all of them, or up to the
+    piece where a state is not finite first, left to the steps interval by interval, which stop where it diverged (a
+    motion diverging early did not run on in NaN). ``logged(a, b)`` completes a finite piece's rows a..b-1 (False:
+    the piece is left to the intervals too). Intervals of more than PIECE substeps are left to them all
+    (:func:`_interval`'s own pieces). Interval by interval cost 0.7 µs of Python each (a planar arm's 10⁶ took 3.5 s
+    where its steps take 0.3)."""
+    if substeps > PIECE:
+        return 0
+    per, n = PIECE // substeps, len(dt)
+    for k0 in range(0, n, per):
+        k1 = min(n, k0 + per)
+        rows = slice(k0, k1 + 1)
+        with np.errstate(all="ignore"):
+            fd._rk4_unchecked(q[rows], v[rows], dt[k0:k1], taus[k0:k1], substeps)
+        if not (np.isfinite(q[rows]).all() and np.isfinite(v[rows]).all()) or (logged and not logged(k0 + 1, k1 + 1)):
+            return k0
+    return n
 
 
 def _interval(fd, q, qd, dt, taus, substeps, k):
@@ -325,12 +344,9 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
 
 
 def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
-    from scipy.integrate import solve_ivp
-
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
-        links = LinkParameters(robot, model.p, model.parameters)
-        compiled = None if robot.is_floating else CompiledRates(model)
+        momenta_rates = _momenta_rates(CompiledRates(model))[1]
         y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
@@ -353,34 +369,32 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
 
     def _rates(time, y):
         q = unit(y[:n_q])
-        if state == "momenta" and compiled is not None:
-            qd = _kernel_at(time, compiled.velocities, q, y[n_q:])
-            rate = _kernel_at(time, compiled.rate, q, qd, torque(time, q, qd))
-        elif state == "momenta":
-            qd, rate = hamiltonian_rates(robot, links, q[None], y[None, n_q:],
-                                         lambda qd: torque(time, q, qd[0])[None], solver)
-            qd, rate = qd[0], rate[0]
+        if state == "momenta":
+            dq, rate = momenta_rates(time, q, y[n_q:], lambda qd: torque(time, q, qd))
         else:
             qd = y[n_q:]
             rate = _kernel_at(time, fd, q, qd, torque(time, q, qd))
-        dq = configuration_rate(robot, q[None], qd[None])[0]
+            dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
             quat = y[3:7]
             dq[3:7] += QUATERNION_PULL * (1.0 - quat @ quat) * quat
         return np.concatenate([dq, rate])
+    said = []
     try:
-        sol = solve_ivp(rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
+        sol = _solve_ivp(said, rhs, (t[0], t[-1]), y0, method=method, t_eval=t, rtol=rtol, atol=atol)
     except (SimulationError, ArgumentError):    # the library's own words (a controller's bad torques) as they are
         raise
     except ValueError as exc:          # an unknown method, bad tolerances
         raise ArgumentError(f"method/rtol/atol: {exc}") from None
     if sol.status < 0 or sol.y.shape[1] != len(t):
         stopped = sol.t[-1] if len(sol.t) else t[0]      # no output time reached: it stopped at the start
-        raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {sol.message}; check the parameters "
+        why = said[-1].rstrip(".") if said else sol.message
+        raise SimulationError(f"the simulation stopped at t = {stopped:.6g} s: {why}; check the parameters "
                               "(a physical body per link), the torques and the tolerances")
     y = sol.y.T
-    # a fixed base's q as solve_ivp gave it: 10⁶ samples were 10⁶ calls of unit, which copies nothing then
-    q = np.array([unit(row) for row in y[:, :n_q]]) if robot.is_floating else y[:, :n_q].copy()
+    q = y[:, :n_q].copy()
+    if robot.is_floating:       # every sample's quaternion at once, unit's numbers: a call of it per row took 3.7 s
+        q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1)[:, None]       # of CPU for 10⁶ samples
     if state == "momenta":
         # a step into a q where M(q) is indefinite (bodies not physical): the motion's error at its time, before
         # q̇ = M⁻¹ p's ArgumentError of a sample
@@ -389,6 +403,31 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
     else:
         qd = y[:, n_q:].copy()
     return q, qd, torque.at_samples(q, qd)
+
+
+def _solve_ivp(said, *args, method, **kwargs):
+    """:func:`scipy.integrate.solve_ivp` ``(*args, method=method, **kwargs)``, LSODA's words of its failure appended to
+    ``said``: its Fortran code's ("lsoda: Repeated convergence failures …") is a UserWarning beside the status it
+    returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
+    warning raised meanwhile (a controller's) is issued again as it came, once per text and line (recorded with the
+    filter 'always', a controller's warning came at every evaluation). Only LSODA's run is recorded: Python's
+    warning filters are the process's, not a thread's, and threads simulating at once restore each other's."""
+    from scipy.integrate import LSODA, solve_ivp
+    if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
+        return solve_ivp(*args, method=method, **kwargs)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return solve_ivp(*args, method=method, **kwargs)
+    finally:
+        issued = set()
+        for w in caught:
+            key = (str(w.message), w.category, w.filename, w.lineno)
+            if w.category is UserWarning and key[0].startswith("lsoda: "):
+                said.append(key[0])
+            elif key not in issued:
+                issued.add(key)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 class _EvaluationBudget:
@@ -431,45 +470,66 @@ def _kernel_at(time, kernel, *state):
                               "(a physical body per link) and the torques") from None
 
 
-def _rk4_momenta(model, t, q0, qd0, torque, substeps, solver):
-    """RK4 in (q, p), torque held per interval: Ivanov's form, one sample at a time (compiled for a fixed base,
-    :class:`~baseparam.dynamics.momenta.CompiledRates`; numpy's recursion for a floating one)."""
+def _rk4_momenta(model, t, q0, qd0, torque, substeps):
+    """RK4 in (q, p), torque held per interval: Ivanov's form, interval by interval in one compiled loop of both
+    kernels (:attr:`~baseparam.dynamics.momenta.CompiledRates.steps`), q̇ = M⁻¹ p logged at each sample. An interval
+    whose state comes out not finite is stepped again by :func:`_momenta_rates` in Python, whose rates say when and
+    how the motion diverged. Torques given as rows (no controller) step in pieces of many intervals first
+    (:func:`_pieces_while_finite`)."""
     robot = model.robot
     S = len(t)
-    q, qd, taus = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
-    q[0], qd[0] = q0, qd0
-    x, m = q0.copy(), generalized_momenta(model, q0, qd0)
-    velocities, rates = _momenta_rates(model, solver)
-    for k in range(S - 1):
+    q, m, qd = np.empty((S, robot.n_q)), np.empty((S, robot.n_v)), np.empty((S, robot.n_v))
+    q[0], qd[0], m[0] = q0, qd0, generalized_momenta(model, q0, qd0)
+    compiled = CompiledRates(model)
+    velocities, rates = _momenta_rates(compiled)
+    steps, dt = compiled.steps, np.diff(t)
+    start = 0
+    if torque.callback is None:
+        taus = np.array(torque.rows, dtype=float, order="C")
+
+        def logged(a, b):           # q̇ of a piece's samples by the velocities kernel's loop, its one-sample numbers
+            try:
+                qd[a:b] = compiled._inverse_mass.batch(q[a:b], np.zeros_like(m[a:b]), m[a:b])
+            except ArgumentError:   # not finite somewhere (M(q) singular): said by the steps interval by interval
+                return False
+            return True
+        start = _pieces_while_finite(steps, q, m, dt, taus, substeps, logged)
+    else:
+        taus = np.empty((S, robot.n_v))
+    for k in range(start, S - 1):
         taus[k] = torque(t[k], q[k], qd[k], k)
-        h = (t[k + 1] - t[k]) / substeps
-        for _ in range(substeps):
-            x, m = rk4_step(partial(rates, t[k]), x, m, h, robot.is_floating, taus[k])
-        q[k + 1], qd[k + 1] = x, velocities(t[k + 1], x, m)
+        steps._rk4_unchecked(q, m, dt, taus, substeps, rows=k)    # its own pieces: h exact, as the Python steps
+        if not (np.isfinite(q[k + 1]).all() and np.isfinite(m[k + 1]).all()):
+            x, p = q[k].copy(), m[k].copy()
+            h = dt[k] / substeps
+            for _ in range(substeps):
+                x, p = rk4_step(partial(rates, t[k]), x, p, h, robot.is_floating, taus[k])
+            q[k + 1], m[k + 1] = x, p
+        qd[k + 1] = velocities(t[k + 1], q[k + 1], m[k + 1])
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
 
 
-def _momenta_rates(model, solver):
-    """(velocities(time, q, p) → q̇, rates(time, q, p, τ) → (q̇ as dq/dt, ṗ)) of RK4's steps in (q, p), one sample
-    each: the compiled kernels for a fixed base, Ivanov's ``solver`` in numpy for a floating base."""
-    robot = model.robot
-    if not robot.is_floating:
-        compiled = CompiledRates(model)
+def _momenta_rates(compiled):
+    """The right-hand side of a simulation in (q, p), one sample at a time in the two compiled kernels of
+    :class:`~baseparam.dynamics.momenta.CompiledRates` (a fixed or a floating base), for RK4's steps and
+    ``solve_ivp``'s alike; a kernel's refusal of a value not finite is the simulation's error at the time.
 
-        def velocities(time, x, m):
-            return _kernel_at(time, compiled.velocities, x, m)
+    Returns
+    -------
+    velocities : callable
+        ``velocities(time, q, p)`` → q̇ (n_v,).
+    rates : callable
+        ``rates(time, q, p, tau)`` → (dq/dt (n_q,), ṗ (n_v,)); ``tau`` an array (n_v,), or a callable of q̇ returning
+        one (a controller reading the velocities there).
+    """
+    robot = compiled.robot
 
-        def rates(time, x, m, tau):
-            v = velocities(time, x, m)
-            return v, _kernel_at(time, compiled.rate, x, v, tau)
-        return velocities, rates
-    links = LinkParameters(robot, model.p, model.parameters)
+    def velocities(time, x, m):
+        return _kernel_at(time, compiled.velocities, x, m)
 
-    def numpy_rates(time, x, m, tau):
-        v, rate = hamiltonian_rates(robot, links, x[None], m[None], tau[None], solver)
-        return configuration_rate(robot, x[None], v)[0], rate[0]
-
-    def numpy_velocities(time, x, m):
-        return hamiltonian_rates(robot, links, x[None], m[None], np.zeros((1, robot.n_v)), solver)[0][0]
-    return numpy_velocities, numpy_rates
+    def rates(time, x, m, tau):
+        v = velocities(time, x, m)
+        rate = _kernel_at(time, compiled.rate, x, v, tau(v) if callable(tau) else tau)
+        return configuration_rate(robot, x[None], v[None])[0], rate
+    return velocities, rates
