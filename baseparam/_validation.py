@@ -575,6 +575,12 @@ def check_text_length(name, text, *, error=ArgumentError):
         raise error(f"{name}: a text of {len(text)} characters; expected at most {MAX_RESULT_TEXT}")
 
 
+def check_item_count(name, count, limit, what, *, error=ArgumentError):
+    """Refuse ``count`` items (``what`` they are, for the message) of ``name`` beyond ``limit``: one line."""
+    if count > limit:
+        raise error(f"{name}: {count} {what}; expected at most {limit}")
+
+
 def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=ArgumentError,
                 type_error=ArgumentTypeError):
     """Refuse ``value`` unless it is a list or tuple of at most ``limit`` str (``what`` they are, for the message), each
@@ -582,8 +588,7 @@ def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=Argu
     O(number of items)."""
     if not isinstance(value, (list, tuple)):
         raise type_error(f"{name}: expected a list of {what} (str), got {type(value).__name__}")
-    if len(value) > limit:
-        raise error(f"{name}: {len(value)} {what}; expected at most {limit}")
+    check_item_count(name, len(value), limit, what, error=error)
     if set(map(type, value)) <= {str} and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
         return          # (by type and length in C: results with thousands of names are built in loops)
     for k, item in enumerate(value):
@@ -687,10 +692,10 @@ def _with_read_only_mappings(kind, fields, proxied):
 __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
            "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds", "check_field_shapes",
            "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field", "check_input",
-           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic",
-           "check_name_fields", "check_names", "check_number", "check_option", "check_parameter_range",
-           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_real_array", "check_robot",
-           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states",
-           "check_text_length", "check_texts", "comma_list", "float_fields", "is_real", "is_whole",
+           "check_instance", "check_item_count", "check_link_names", "check_mass_bounds", "check_mass_range",
+           "check_memory", "check_mimic", "check_name_fields", "check_names", "check_number", "check_option",
+           "check_parameter_range", "check_parameter_vector", "check_path", "check_positive", "check_reading",
+           "check_real_array", "check_robot", "check_robot_states", "check_samples", "check_seed", "check_state_sizes",
+           "check_states", "check_text_length", "check_texts", "comma_list", "float_fields", "is_real", "is_whole",
            "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
            "unit_quaternions"]

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from .._checks import shown
 from .._atomic import json_text, make_folders, remove_folders, robot_protected, unwritable, write_texts
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_name_fields,
-                           check_option, check_path, comma_list, reduce_read_only_mappings)
+                           check_option, check_path, check_texts, comma_list, reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
 from ..errors import ExportError, printable
 from ._c_source import c_sources
@@ -45,6 +45,10 @@ __all__ = ["ExportError", "ExportResult", "FUNCTIONS", "Routine", "check_checked
            "operation_counts", "parse_what", "routines"]
 
 
+# The files one export writes at most (C: NAME.h, NAME.c, NAME.json); a hand-built ExportResult lists no more
+MAX_EXPORT_FILES = 3
+
+
 @dataclass(frozen=True)
 class ExportResult:
     """What :func:`export` wrote.
@@ -53,7 +57,7 @@ class ExportResult:
     ----------
     files : tuple of str
         Paths written, in order: ``NAME.h``, ``NAME.c`` (C) or ``NAME_dynamics.py`` (Python), then
-        ``NAME.json``.
+        ``NAME.json``: at most :data:`MAX_EXPORT_FILES`.
     functions : mapping
         Function name (:data:`FUNCTIONS`: the C functions are ``NAME_<function>``, the Python
         module's functions ``<function>``) → operation counts ``{"mul", "add", "div", "sincos"}``.
@@ -76,7 +80,9 @@ class ExportResult:
         check_field_kinds(self, {"files": ((tuple, list), "a tuple of paths"), "functions": (Mapping, "a mapping"),
                                  "base_names": ((tuple, list), "a tuple of names"), "lang": (str, "a str"),
                                  "prefix": (str, "a str")})
-        check_name_fields(self, ("files", "base_names"))       # joined into its repr and summary
+        check_name_fields(self, ("base_names",))       # joined into its repr and summary
+        # export writes at most NAME.h, NAME.c and NAME.json: 100 000 paths reached its repr
+        check_texts(self.files, "ExportResult.files", limit=MAX_EXPORT_FILES)
 
     def __repr__(self):
         names = [os.path.basename(f) for f in self.files]

@@ -68,6 +68,7 @@ class Metrics(ComparedByValue):
     t, tau, predicted : ndarray, shapes (S,), (S, n_dof), (S, n_dof)
         The compared samples (for plots); ``t`` restarts in each file.
     sources : list of str
+        The files compared, at most one per sample.
     """
 
     rmse: np.ndarray
@@ -87,6 +88,11 @@ class Metrics(ComparedByValue):
         check_field_shapes(self, {"rmse": ("n_dof",), "nrmse_percent": ("n_dof",)})
         check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
         check_name_fields(self, ("sources",))      # joined into its to_dict and the reports
+        # each file compared gave at least one sample (t restarts in each): 100 000 names beside a few samples reached
+        # its repr
+        if len(self.sources) > max(self.n_samples, 0):
+            raise ArgumentError(f"Metrics.sources: {counted(len(self.sources), 'names')} of "
+                                f"{counted(self.n_samples, 'samples')}; expected at most one file per sample")
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):

@@ -1,0 +1,66 @@
+"""Fuzz round twenty-five (lres2): result values' last bounds (issue 28).
+
+Each test fails before its fix. The results are those of round twenty-four's driver (one of each public result type,
+as the library builds it)."""
+import dataclasses
+
+import pytest
+
+import baseparam as bp
+from baseparam.errors import ArgumentError
+from conftest import planar_arm
+from test_fuzz_round24_lres import library_results
+
+MANY = 100_000
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """One result of each public result type, as the library builds it."""
+    return library_results(tmp_path_factory.mktemp("lres2"))
+
+
+@pytest.mark.parametrize("name, field, value, message", [
+    ("ExportResult", "files", ("x.c",) * MANY, "ExportResult.files: 100000 names; expected at most 3"),
+    ("Metrics", "sources", ["log.csv"] * MANY, "Metrics.sources: 100000 names of "),
+    ("MotionComparison", "runs", None, "MotionComparison.runs: 100000 motions; expected at most 1000"),
+    ("FloatingIdentification", "known", None, "FloatingIdentification.known: 100000 entries of "),
+])
+def test_a_list_of_100_000_items_is_refused_in_one_line(results, name, field, value, message):
+    """100 000 files, sources, motions or known quantities were taken, and each reached the repr."""
+    result = results[name]
+    if name == "MotionComparison":
+        run = next(iter(result.runs.values()))
+        value = {f"m{k}": run for k in range(MANY)}
+    if name == "FloatingIdentification":
+        value = {f"x{k}": 1.0 for k in range(MANY)}
+    with pytest.raises(ArgumentError, match=message.replace(".", r"\.")) as caught:
+        dataclasses.replace(result, **{field: value})
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
+
+
+def test_a_known_quantity_of_no_standard_parameter_is_refused(results):
+    """identify_floating takes 'mass' or a standard parameter's name; a hand-built result took any name."""
+    result = results["FloatingIdentification"]
+    with pytest.raises(ArgumentError, match="'XX99' is neither 'mass' nor one of its standard_names"):
+        dataclasses.replace(result, known={"XX99": 1.0})
+    name = result.standard_names[0]
+    assert dataclasses.replace(result, known={name: 0.5, "mass": 1.0}).known == {name: 0.5, "mass": 1.0}
+
+
+def test_more_sources_than_samples_are_refused(results):
+    """Each file compared gave at least one sample."""
+    metrics = results["Metrics"]
+    with pytest.raises(ArgumentError, match="Metrics.sources: 3 names of 2 samples"):
+        dataclasses.replace(metrics, n_samples=2, sources=["a", "b", "c"])
+    assert dataclasses.replace(metrics, n_samples=2, sources=["a", "b"]).sources == ["a", "b"]
+
+
+def test_compare_motions_refuses_more_motions_than_its_bound_before_simulating(results):
+    """Each motion is a tracking simulation and a fit per draw: 1001 of them are refused at once."""
+    comparison = results["MotionComparison"]
+    reference = next(iter(comparison.runs.values())).reference
+    with pytest.raises(ArgumentError, match="references: 1001 motions; expected at most 1000"):
+        bp.compare_motions(bp.Model(planar_arm()),
+                           {f"m{k}": reference for k in range(1001)}, reference,
+                           noise=bp.SensorNoise(tau=0.01, seed=1))
