@@ -597,6 +597,35 @@ def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=Argu
         check_text_length(f"{name}[{k}]", item, error=error)
 
 
+# A reader writes a few notes (a clock, an interpolation, joints left out): a million of them reached every repr, the
+# CLI's output and the reports as megabytes of text. Also the longest list in a record (preprocess copies the notes).
+MAX_NOTES = 10_000
+# Entries of a record of what was done (Processed.record: preprocessing's settings and counts, some 20)
+MAX_RECORD_ENTRIES = 100
+
+
+def check_record(value, name, *, error=ArgumentError):
+    """Refuse ``value`` unless it is a record of what was done (:attr:`~baseparam.Processed.record`, written into a
+    fit's JSON): a dict of at most :data:`MAX_RECORD_ENTRIES` entries named by str, each None, True or False, a real
+    number, a text, or a list or tuple of at most :data:`MAX_NOTES` of these (texts within :data:`MAX_RESULT_TEXT`
+    characters). One line, ``error`` (a 10⁶-entry record was kept, and reached the fit's JSON). O(number of items)."""
+    if not isinstance(value, dict):
+        raise ArgumentTypeError(f"{name}: expected a dict, got {type(value).__name__}")
+    check_item_count(name, len(value), MAX_RECORD_ENTRIES, "entries", error=error)
+    for key, entry in value.items():
+        if not isinstance(key, str):
+            raise error(f"{name}: key {shown(key)}; expected names (str)")
+        check_text_length(f"{name}: key", key, error=error)
+        items = entry if isinstance(entry, (list, tuple)) else (entry,)
+        check_item_count(f"{name}[{shown(key)}]", len(items), MAX_NOTES, "items", error=error)
+        for item in items:
+            if not (item is None or isinstance(item, (bool, np.bool_, numbers.Real, str))):
+                raise error(f"{name}[{shown(key)}]: {type(item).__name__} {shown(item)}; expected None, a bool, a "
+                            "number, a str or a list of them")
+            if isinstance(item, str):
+                check_text_length(f"{name}[{shown(key)}]", item, error=error)
+
+
 def check_name_fields(result, names, *, optional=()):
     """Refuse a result built by hand (a public dataclass) whose fields ``names`` are not a list or tuple of str (None
     where ``optional`` names the field), each within :data:`MAX_RESULT_TEXT` characters and at most
@@ -689,13 +718,13 @@ def _with_read_only_mappings(kind, fields, proxied):
     return kind(**{name: MappingProxyType(value) if name in proxied else value for name, value in fields.items()})
 
 
-__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
-           "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds", "check_field_shapes",
-           "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field", "check_input",
-           "check_instance", "check_item_count", "check_link_names", "check_mass_bounds", "check_mass_range",
-           "check_memory", "check_mimic", "check_name_fields", "check_names", "check_number", "check_option",
-           "check_parameter_range", "check_parameter_vector", "check_path", "check_positive", "check_reading",
-           "check_real_array", "check_robot", "check_robot_states", "check_samples", "check_seed", "check_state_sizes",
-           "check_states", "check_text_length", "check_texts", "comma_list", "float_fields", "is_real", "is_whole",
-           "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
-           "unit_quaternions"]
+__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "MAX_NOTES", "MAX_RECORD_ENTRIES", "all_finite",
+           "check_allocation", "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds",
+           "check_field_shapes", "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field",
+           "check_input", "check_instance", "check_item_count", "check_link_names", "check_mass_bounds",
+           "check_mass_range", "check_memory", "check_mimic", "check_name_fields", "check_names", "check_number",
+           "check_option", "check_parameter_range", "check_parameter_vector", "check_path", "check_positive",
+           "check_reading", "check_real_array", "check_record", "check_robot", "check_robot_states", "check_samples",
+           "check_seed", "check_state_sizes", "check_states", "check_text_length", "check_texts", "comma_list",
+           "float_fields", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
+           "reduce_read_only_mappings", "refuse_special", "shown", "unit_quaternions"]

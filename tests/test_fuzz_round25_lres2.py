@@ -64,3 +64,29 @@ def test_compare_motions_refuses_more_motions_than_its_bound_before_simulating(r
         bp.compare_motions(bp.Model(planar_arm()),
                            {f"m{k}": reference for k in range(1001)}, reference,
                            noise=bp.SensorNoise(tau=0.01, seed=1))
+
+
+@pytest.mark.parametrize("record, message", [
+    ({f"k{k}": 1 for k in range(MANY)}, "field record: 100000 entries; expected at most 100"),
+    ({"reader_notes": ["x"] * MANY}, r"field record\['reader_notes'\]: 100000 items; expected at most 10000"),
+    ({"rates": "x" * 200_000}, r"field record\['rates'\]: a text of 200000 characters"),
+    ({"nested": {"a": [1] * MANY}}, r"field record\['nested'\]: dict"),
+    ({1: 2}, "field record: key 1; expected names"),
+])
+def test_a_processed_record_beyond_its_bounds_is_refused(results, record, message):
+    """Processed.record took anything (a million entries, nested lists) and the fit wrote it into its JSON."""
+    processed = results["Processed"]
+    with pytest.raises(bp.DataError, match=message):
+        dataclasses.replace(processed, record=record)
+    with pytest.raises(ArgumentError, match=message.replace("field record", "LogResult.record")):
+        dataclasses.replace(results["LogResult"], record=record)
+
+
+def test_the_records_preprocessing_writes_are_taken(results):
+    """Every record preprocess writes (its settings, counts, the rates, a reader's notes) is taken as it is."""
+    log = results["Trajectory"]
+    noted = dataclasses.replace(log, notes=("a clock restarted",) * 3)
+    for settings in (bp.Preprocessing(), bp.Preprocessing.none(), bp.Preprocessing(resample=0.02, cutoff_hz=None)):
+        processed = bp.preprocess(noted, settings)
+        again = dataclasses.replace(processed)
+        assert again.record == processed.record and again.record["reader_notes"] == list(noted.notes)

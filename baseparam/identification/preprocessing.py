@@ -33,7 +33,7 @@ import numpy as np
 
 from .._checks import check_option
 from .._numbers import check_state_values
-from .._validation import check_flag, check_instance, check_number
+from .._validation import check_flag, check_instance, check_number, check_record
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory, central_differences, fourth_order_differences, interp_columns
@@ -156,13 +156,15 @@ class Processed(Trajectory):
         The choices made and what they did: sampling interval, whether the filter ran, segments,
         samples_in (logged) → samples_resampled (on the grids) = samples_out (kept) +
         rest_samples + end_samples, short_segment_samples (logged samples in dropped
-        segments), derived (fields computed by differentiation).
+        segments), derived (fields computed by differentiation). At most
+        :data:`~baseparam._validation.MAX_RECORD_ENTRIES` entries named by str, each None, a bool, a number, a
+        str or a list of at most :data:`~baseparam._validation.MAX_NOTES` of these.
 
     Raises
     ------
     DataError
         The motion's one check (:func:`~baseparam.motion.check_motion`; any number of samples),
-        or a ``segment``/``kept`` that is not one entry per sample.
+        or a ``segment``/``kept`` that is not one entry per sample, or a ``record`` beyond its bounds.
     """
 
     segment: np.ndarray = None
@@ -190,6 +192,7 @@ class Processed(Trajectory):
                 raise DataError(f"{self.source}: field {name}: expected {'booleans' if kind == 'b' else 'integers'} "
                                 f"of shape ({S},), one per sample, got {value.dtype} of shape {value.shape}")
             object.__setattr__(self, name, value)
+        check_record(self.record, f"{self.source}: field record", error=DataError)    # written into the fit's JSON
 
     def segments(self):
         """Slices of the consecutive segments."""

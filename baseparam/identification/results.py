@@ -14,7 +14,7 @@ from .._atomic import robot_protected, write_text
 from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_names,
-                           check_number, check_path, check_real_array, float_fields)
+                           check_number, check_path, check_real_array, check_record, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
@@ -194,6 +194,7 @@ class LogResult:
         check_field_kinds(self, {"n_samples": (Integral, "a whole number"), "train": (Metrics, "a Metrics"),
                                  "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict"),
                                  "source": (str, "a str")})      # a NaN source reached to_dict's JSON
+        check_record(self.record, "LogResult.record")       # Processed.record's, written into the fit's JSON
 
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"
