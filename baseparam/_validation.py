@@ -606,7 +606,7 @@ MAX_RECORD_ENTRIES = 100
 
 def check_record(value, name, *, error=ArgumentError):
     """Refuse ``value`` unless it is a record of what was done (:attr:`~baseparam.Processed.record`, written into a
-    fit's JSON): a dict of at most :data:`MAX_RECORD_ENTRIES` entries named by str, each None, True or False, a real
+    fit's JSON): a dict of at most :data:`MAX_RECORD_ENTRIES` entries named by str, each None, True or False, a finite
     number, a text, or a list or tuple of at most :data:`MAX_NOTES` of these (texts within :data:`MAX_RESULT_TEXT`
     characters). One line, ``error`` (a 10⁶-entry record was kept, and reached the fit's JSON). O(number of items)."""
     if not isinstance(value, dict):
@@ -619,9 +619,10 @@ def check_record(value, name, *, error=ArgumentError):
         items = entry if isinstance(entry, (list, tuple)) else (entry,)
         check_item_count(f"{name}[{shown(key)}]", len(items), MAX_NOTES, "items", error=error)
         for item in items:
-            if not (item is None or isinstance(item, (bool, np.bool_, numbers.Real, str))):
+            # a NaN or inf was written into the fit's JSON as NaN, which JSON has not
+            if not (item is None or isinstance(item, (bool, np.bool_, str)) or is_real(item)):
                 raise error(f"{name}[{shown(key)}]: {type(item).__name__} {shown(item)}; expected None, a bool, a "
-                            "number, a str or a list of them")
+                            "finite number, a str or a list of them")
             if isinstance(item, str):
                 check_text_length(f"{name}[{shown(key)}]", item, error=error)
 

@@ -72,6 +72,7 @@ def test_compare_motions_refuses_more_motions_than_its_bound_before_simulating(r
     ({"rates": "x" * 200_000}, r"field record\['rates'\]: a text of 200000 characters"),
     ({"nested": {"a": [1] * MANY}}, r"field record\['nested'\]: dict"),
     ({1: 2}, "field record: key 1; expected names"),
+    ({"cutoff_hz": float("nan")}, r"field record\['cutoff_hz'\]: float nan; expected None, a bool, a finite number"),
 ])
 def test_a_processed_record_beyond_its_bounds_is_refused(results, record, message):
     """Processed.record took anything (a million entries, nested lists) and the fit wrote it into its JSON."""
