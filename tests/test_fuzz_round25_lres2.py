@@ -3,7 +3,9 @@
 Each test fails before its fix. The results are those of round twenty-four's driver (one of each public result type,
 as the library builds it)."""
 import dataclasses
+import warnings
 
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -91,3 +93,60 @@ def test_the_records_preprocessing_writes_are_taken(results):
         processed = bp.preprocess(noted, settings)
         again = dataclasses.replace(processed)
         assert again.record == processed.record and again.record["reader_notes"] == list(noted.notes)
+
+
+# -- absurd but finite data (× 1e200): refused in one line, with no raw numpy or scipy warning first ------------------
+def _log_times(results, scale):
+    log = results["Trajectory"]
+    return dataclasses.replace(log, tau=log.tau * scale)
+
+
+@pytest.mark.parametrize("method", ["ols", "consistent"])
+@pytest.mark.parametrize("scale", [1e200, -1e150])
+def test_a_fit_of_absurd_torques_is_refused_without_numpy_warnings(results, method, scale):
+    """The fit squared them into numpy's overflow warnings (and the consistent fit's solver's) before any refusal."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(bp.DataError, match=r"^<arrays>: field tau\d: absurd value .* \(\|τ\| > 1e\+100\); "
+                                               "expected torques in N·m or N$"):
+            bp.identify(planar_arm(), _log_times(results, scale), preprocessing=None, method=method)
+
+
+def test_a_delay_of_absurd_torques_is_refused_without_numpy_warnings(results):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(bp.DataError, match=r"field tau\d: absurd value"):
+            bp.estimate_delay(_log_times(results, 1e200), planar_arm())
+
+
+def test_compared_torques_whose_squares_overflow_are_refused_without_numpy_warnings(results):
+    tau = results["Trajectory"].tau
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ArgumentError, match="squares beyond the floating-point range"):
+            bp.Metrics.compare(tau * 1e200, tau)
+
+
+def test_absurd_simulated_torques_are_refused_without_numpy_warnings():
+    """Rows beyond ±1e8 are refused as forward_dynamics refuses them; a controller's are a divergence, as before,
+    without the solver's raw overflow warnings."""
+    model, t, z = bp.Model(planar_arm()), np.linspace(0, 0.2, 11), np.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ArgumentError, match=r"^tau: absurd value \(\|x\| > 1e\+08\) 1e\+200 at sample 0, joint 1$"):
+            bp.simulate(model, t, z, z, np.full(3, 1e200))
+        for method in ("DOP853", "rk4"):
+            with pytest.raises(bp.SimulationError, match="the simulation diverged"):
+                bp.simulate(model, t, z, z, lambda time, q, qd: np.full(3, 1e200), method=method)
+        with pytest.raises(ArgumentError, match="the controller raised RuntimeWarning"):     # the controller's own
+            bp.simulate(model, t, z, z, lambda time, q, qd: np.full(3, 1e200) * 1e200)
+
+
+def test_predict_of_a_log_preprocessing_cannot_keep_gives_one_torque_per_joint(results):
+    """A robot with friction: the shapes of a log preprocess refuses (a time step beyond 0.5 s) were n_dof columns
+    where 2 n_dof were written into them (numpy's bare "shape mismatch")."""
+    log = results["Trajectory"]
+    estimator = bp.BaseParameterEstimator(planar_arm(), preprocessing=None).fit(log)
+    slow = dataclasses.replace(log, t=log.t * 100)
+    predicted = estimator.predict(slow)
+    assert predicted.shape == log.tau.shape and np.isfinite(predicted).all()

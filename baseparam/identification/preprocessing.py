@@ -444,7 +444,7 @@ def lowpass_like_torque(processed, values):
     return out
 
 
-def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None):
+def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None, columns=None):
     """q, q̇, q̈ at every logged sample of a trajectory, as :func:`preprocess` sees them.
 
     What the estimator's ``predict`` evaluates the model at, so that its output lines up with the
@@ -467,7 +467,10 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     signals : callable, optional
         ``signals(processed)`` → an (S_grid, m) array on the preprocessed grid (e.g. the filtered
         friction shapes), interpolated back like the states and returned after them: NaN in the
-        segments :func:`preprocess` does not keep (m = n_dof there when nothing was kept).
+        segments :func:`preprocess` does not keep.
+    columns : int, optional
+        m, the number of columns ``signals`` gives (default n_dof): the width of the NaN returned when
+        :func:`preprocess` keeps nothing (``signals`` is then not called).
 
     Returns
     -------
@@ -494,7 +497,10 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     except DataError:                             # nothing it can process: the logged states stand
         processed = None
     extra = None if signals is None or processed is None else signals(processed)
-    extra_out = None if signals is None else np.full((len(t), q.shape[1] if extra is None else extra.shape[1]), np.nan)
+    # nothing kept: as many columns as the caller's signals have (n_dof where the friction shapes' 2 n_dof were met by
+    # numpy's bare "shape mismatch" in predict)
+    width = (q.shape[1] if columns is None else columns) if extra is None else extra.shape[1]
+    extra_out = None if signals is None else np.full((len(t), width), np.nan)
     for part in (processed.segments() if processed is not None else ()):   # segment numbers = spans' indices
         sl = spans[int(processed.segment[part.start])]
         grid = processed.t[part]

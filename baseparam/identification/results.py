@@ -109,7 +109,10 @@ class Metrics(ComparedByValue):
         S = tau.shape[0]
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
-        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        # an overflow of the squares cannot change the answer: it is refused just below, in the library's words (numpy's
+        # raw RuntimeWarning came first)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
         if not (np.isfinite(e2).all() and np.isfinite(t2).all()):    # the sums made here: only an overflow to check
             raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
                                 f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
