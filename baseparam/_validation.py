@@ -43,15 +43,24 @@ def check_robot(robot, name: str = "robot"):
 
 # -- scalars and options --------------------------------------------------------------------------------------------
 # check_flag (_checks.check_flag), re-exported
+def is_text_list(value) -> bool:
+    """Whether ``value`` is a list or tuple of str (a np.str_ among them too): the one test of a list of names, for
+    arguments (:func:`check_names`, which converts, and :func:`check_link_names`) and for results' fields
+    (:func:`check_texts`, which bounds). O(number of items), by type in C first (results with thousands of names are
+    built in loops)."""
+    return isinstance(value, (list, tuple)) and (set(map(type, value)) <= {str}
+                                                  or all(isinstance(v, str) for v in value))
+
+
 def check_names(value, name: str, *, allow_none=True):
     """None (with ``allow_none``) or a sequence of names (str), as a list of str; a single str is refused, since it
     would be read letter by letter. A list, a tuple, or a 1-D array of text (NumPy's, a pandas Index: ``df.columns``,
-    read by its ``tolist()``)."""
+    read by its ``tolist()``). Unbounded (an argument); a result's field: :func:`check_texts`."""
     if value is None and allow_none:
         return None
     if getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
         value = value.tolist()
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+    if is_text_list(value):
         return [str(v) for v in value]
     raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
@@ -212,7 +221,7 @@ def check_link_names(value, name: str, *, several=True):
     """None, a link name (str) or, with ``several``, a sequence of them; else an ArgumentTypeError."""
     if value is None or isinstance(value, str):
         return value
-    if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+    if several and is_text_list(value):
         return value
     what = "a link name (str) or a sequence of them" if several else "a link name (str)"
     raise ArgumentTypeError(f"{name}: expected {what}, got {shown(value)}")
@@ -585,11 +594,11 @@ def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=Argu
                 type_error=ArgumentTypeError):
     """Refuse ``value`` unless it is a list or tuple of at most ``limit`` str (``what`` they are, for the message), each
     within :data:`MAX_RESULT_TEXT` characters: ``error`` for too many or too long, ``type_error`` for another kind.
-    O(number of items)."""
+    O(number of items). A result's field (bounded, kept as it is); an argument: :func:`check_names`."""
     if not isinstance(value, (list, tuple)):
         raise type_error(f"{name}: expected a list of {what} (str), got {type(value).__name__}")
     check_item_count(name, len(value), limit, what, error=error)
-    if set(map(type, value)) <= {str} and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
+    if is_text_list(value) and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
         return          # (by type and length in C: results with thousands of names are built in loops)
     for k, item in enumerate(value):
         if not isinstance(item, str):
@@ -727,5 +736,5 @@ __all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "MAX_NOTES", "MA
            "check_option", "check_parameter_range", "check_parameter_vector", "check_path", "check_positive",
            "check_reading", "check_real_array", "check_record", "check_robot", "check_robot_states", "check_samples",
            "check_seed", "check_state_sizes", "check_states", "check_text_length", "check_texts", "comma_list",
-           "float_fields", "is_real", "is_whole", "normalized_quaternions", "quaternion_norms",
+           "float_fields", "is_real", "is_text_list", "is_whole", "normalized_quaternions", "quaternion_norms",
            "reduce_read_only_mappings", "refuse_special", "shown", "unit_quaternions"]
