@@ -150,3 +150,24 @@ def test_predict_of_a_log_preprocessing_cannot_keep_gives_one_torque_per_joint(r
     slow = dataclasses.replace(log, t=log.t * 100)
     predicted = estimator.predict(slow)
     assert predicted.shape == log.tau.shape and np.isfinite(predicted).all()
+
+
+# -- the result fuzz again: what was accepted and then failed ---------------------------------------------------------
+@pytest.mark.parametrize("field", ["estimate", "truth"])
+@pytest.mark.parametrize("value", [np.nan, 1e200])
+def test_fit_errors_of_a_nan_or_absurd_estimate_are_refused_at_construction(results, field, value):
+    """They were built, and their repr raised fit_errors' ArgumentError."""
+    fit = results["FitErrors"]
+    bad = getattr(fit, field).copy()
+    bad[0] = value
+    with pytest.raises(ArgumentError, match=rf"^FitErrors\.{field}: (non-finite|absurd) value"):
+        dataclasses.replace(fit, **{field: bad})
+
+
+def test_a_payload_centre_of_mass_beyond_1e100_is_refused_without_numpy_warnings(results):
+    """Its square overflowed in the inertia's slack (numpy's raw warning, then a slack that takes any inertia)."""
+    payload = results["PayloadResult"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ArgumentError, match=r"^PayloadResult\.com: absurd value .*; expected a centre of mass"):
+            dataclasses.replace(payload, com=payload.com * 1e200)

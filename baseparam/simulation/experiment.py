@@ -29,7 +29,7 @@ import numpy as np
 
 from .._checks import counted, shown
 from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_item_count, check_name_fields,
-                           check_number, float_fields)
+                           check_number, check_parameter_range, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
@@ -83,6 +83,8 @@ class FitErrors(ComparedByValue):
         number = (Real, "a number")
         check_field_kinds(self, {"method": (str, "a str"), "condition_number": number, "torque_error": number,
                                  "validation_nrmse_percent": number})
+        for name in ("estimate", "truth"):      # what its figures (fit_errors) take: a NaN or 1e200 reached its repr
+            check_parameter_range(f"FitErrors.{name}", getattr(self, name))
 
     # the figures of baseparam.evaluation.fit_errors (relative_errors: shape (rank,))
     parameter_error = property(lambda self: fit_errors(self.estimate, self.truth).parameter_error)
