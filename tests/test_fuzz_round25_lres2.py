@@ -146,7 +146,9 @@ def test_predict_of_a_log_preprocessing_cannot_keep_gives_one_torque_per_joint(r
     """A robot with friction: the shapes of a log preprocess refuses (a time step beyond 0.5 s) were n_dof columns
     where 2 n_dof were written into them (numpy's bare "shape mismatch")."""
     log = results["Trajectory"]
-    estimator = bp.BaseParameterEstimator(planar_arm(), preprocessing=None).fit(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.ExcitationWarning)        # a short log: poorly identified, not the point
+        estimator = bp.BaseParameterEstimator(planar_arm(), preprocessing=None).fit(log)
     slow = dataclasses.replace(log, t=log.t * 100)
     predicted = estimator.predict(slow)
     assert predicted.shape == log.tau.shape and np.isfinite(predicted).all()
