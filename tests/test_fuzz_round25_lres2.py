@@ -173,3 +173,13 @@ def test_a_payload_centre_of_mass_beyond_1e100_is_refused_without_numpy_warnings
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(ArgumentError, match=r"^PayloadResult\.com: absurd value .*; expected a centre of mass"):
             dataclasses.replace(payload, com=payload.com * 1e200)
+
+
+@pytest.mark.parametrize("functions, message", [
+    ({"regressor": {"b": 1}}, r"^ExportResult\.functions\['regressor'\]: no entry 'mul'"),
+    ({f"k{k}": {} for k in range(MANY)}, r"^ExportResult\.functions: 'k0'; expected some of regressor, slotine_li"),
+])
+def test_export_function_counts_of_other_entries_are_refused(results, functions, message):
+    """summary() read each function's four counts (a bare KeyError 'mul'); the repr listed 100 000 names."""
+    with pytest.raises(ArgumentError, match=message):
+        dataclasses.replace(results["ExportResult"], functions=functions)
