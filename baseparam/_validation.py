@@ -43,15 +43,24 @@ def check_robot(robot, name: str = "robot"):
 
 # -- scalars and options --------------------------------------------------------------------------------------------
 # check_flag (_checks.check_flag), re-exported
+def is_text_list(value) -> bool:
+    """Whether ``value`` is a list or tuple of str (a np.str_ among them too): the one test of a list of names, for
+    arguments (:func:`check_names`, which converts, and :func:`check_link_names`) and for results' fields
+    (:func:`check_texts`, which bounds). O(number of items), by type in C first (results with thousands of names are
+    built in loops)."""
+    return isinstance(value, (list, tuple)) and (set(map(type, value)) <= {str}
+                                                  or all(isinstance(v, str) for v in value))
+
+
 def check_names(value, name: str, *, allow_none=True):
     """None (with ``allow_none``) or a sequence of names (str), as a list of str; a single str is refused, since it
     would be read letter by letter. A list, a tuple, or a 1-D array of text (NumPy's, a pandas Index: ``df.columns``,
-    read by its ``tolist()``)."""
+    read by its ``tolist()``). Unbounded (an argument); a result's field: :func:`check_texts`."""
     if value is None and allow_none:
         return None
     if getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
         value = value.tolist()
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+    if is_text_list(value):
         return [str(v) for v in value]
     raise ArgumentTypeError(f"{name}: expected a list of names (str), got {shown(value)}")
 
@@ -212,7 +221,7 @@ def check_link_names(value, name: str, *, several=True):
     """None, a link name (str) or, with ``several``, a sequence of them; else an ArgumentTypeError."""
     if value is None or isinstance(value, str):
         return value
-    if several and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+    if several and is_text_list(value):
         return value
     what = "a link name (str) or a sequence of them" if several else "a link name (str)"
     raise ArgumentTypeError(f"{name}: expected {what}, got {shown(value)}")
@@ -575,21 +584,56 @@ def check_text_length(name, text, *, error=ArgumentError):
         raise error(f"{name}: a text of {len(text)} characters; expected at most {MAX_RESULT_TEXT}")
 
 
+def check_item_count(name, count, limit, what, *, error=ArgumentError):
+    """Refuse ``count`` items (``what`` they are, for the message) of ``name`` beyond ``limit``: one line."""
+    if count > limit:
+        raise error(f"{name}: {count} {what}; expected at most {limit}")
+
+
 def check_texts(value, name, *, limit=MAX_RESULT_ITEMS, what="names", error=ArgumentError,
                 type_error=ArgumentTypeError):
     """Refuse ``value`` unless it is a list or tuple of at most ``limit`` str (``what`` they are, for the message), each
     within :data:`MAX_RESULT_TEXT` characters: ``error`` for too many or too long, ``type_error`` for another kind.
-    O(number of items)."""
+    O(number of items). A result's field (bounded, kept as it is); an argument: :func:`check_names`."""
     if not isinstance(value, (list, tuple)):
         raise type_error(f"{name}: expected a list of {what} (str), got {type(value).__name__}")
-    if len(value) > limit:
-        raise error(f"{name}: {len(value)} {what}; expected at most {limit}")
-    if set(map(type, value)) <= {str} and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
+    check_item_count(name, len(value), limit, what, error=error)
+    if is_text_list(value) and max(map(len, value), default=0) <= MAX_RESULT_TEXT:
         return          # (by type and length in C: results with thousands of names are built in loops)
     for k, item in enumerate(value):
         if not isinstance(item, str):
             raise type_error(f"{name}[{k}]: expected a str (one of the {what}), got {type(item).__name__}")
         check_text_length(f"{name}[{k}]", item, error=error)
+
+
+# A reader writes a few notes (a clock, an interpolation, joints left out): a million of them reached every repr, the
+# CLI's output and the reports as megabytes of text. Also the longest list in a record (preprocess copies the notes).
+MAX_NOTES = 10_000
+# Entries of a record of what was done (Processed.record: preprocessing's settings and counts, some 20)
+MAX_RECORD_ENTRIES = 100
+
+
+def check_record(value, name, *, error=ArgumentError):
+    """Refuse ``value`` unless it is a record of what was done (:attr:`~baseparam.Processed.record`, written into a
+    fit's JSON): a dict of at most :data:`MAX_RECORD_ENTRIES` entries named by str, each None, True or False, a finite
+    number, a text, or a list or tuple of at most :data:`MAX_NOTES` of these (texts within :data:`MAX_RESULT_TEXT`
+    characters). One line, ``error`` (a 10⁶-entry record was kept, and reached the fit's JSON). O(number of items)."""
+    if not isinstance(value, dict):
+        raise ArgumentTypeError(f"{name}: expected a dict, got {type(value).__name__}")
+    check_item_count(name, len(value), MAX_RECORD_ENTRIES, "entries", error=error)
+    for key, entry in value.items():
+        if not isinstance(key, str):
+            raise error(f"{name}: key {shown(key)}; expected names (str)")
+        check_text_length(f"{name}: key", key, error=error)
+        items = entry if isinstance(entry, (list, tuple)) else (entry,)
+        check_item_count(f"{name}[{shown(key)}]", len(items), MAX_NOTES, "items", error=error)
+        for item in items:
+            # a NaN or inf was written into the fit's JSON as NaN, which JSON has not
+            if not (item is None or isinstance(item, (bool, np.bool_, str)) or is_real(item)):
+                raise error(f"{name}[{shown(key)}]: {type(item).__name__} {shown(item)}; expected None, a bool, a "
+                            "finite number, a str or a list of them")
+            if isinstance(item, str):
+                check_text_length(f"{name}[{shown(key)}]", item, error=error)
 
 
 def check_name_fields(result, names, *, optional=()):
@@ -684,13 +728,13 @@ def _with_read_only_mappings(kind, fields, proxied):
     return kind(**{name: MappingProxyType(value) if name in proxied else value for name, value in fields.items()})
 
 
-__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "all_finite", "check_allocation",
-           "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds", "check_field_shapes",
-           "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field", "check_input",
-           "check_instance", "check_link_names", "check_mass_bounds", "check_mass_range", "check_memory", "check_mimic",
-           "check_name_fields", "check_names", "check_number", "check_option", "check_parameter_range",
-           "check_parameter_vector", "check_path", "check_positive", "check_reading", "check_real_array", "check_robot",
-           "check_robot_states", "check_samples", "check_seed", "check_state_sizes", "check_states",
-           "check_text_length", "check_texts", "comma_list", "float_fields", "is_real", "is_whole",
-           "normalized_quaternions", "quaternion_norms", "reduce_read_only_mappings", "refuse_special", "shown",
-           "unit_quaternions"]
+__all__ = ["ABSURD", "ABSURD_PARAMETER", "MAX_ANGLE_TOLERANCE", "MAX_NOTES", "MAX_RECORD_ENTRIES", "all_finite",
+           "check_allocation", "check_angle_tolerance", "check_count_fields", "check_entries", "check_field_kinds",
+           "check_field_shapes", "check_finite_fields", "check_flag", "check_flag_fields", "check_index_field",
+           "check_input", "check_instance", "check_item_count", "check_link_names", "check_mass_bounds",
+           "check_mass_range", "check_memory", "check_mimic", "check_name_fields", "check_names", "check_number",
+           "check_option", "check_parameter_range", "check_parameter_vector", "check_path", "check_positive",
+           "check_reading", "check_real_array", "check_record", "check_robot", "check_robot_states", "check_samples",
+           "check_seed", "check_state_sizes", "check_states", "check_text_length", "check_texts", "comma_list",
+           "float_fields", "is_real", "is_text_list", "is_whole", "normalized_quaternions", "quaternion_norms",
+           "reduce_read_only_mappings", "refuse_special", "shown", "unit_quaternions"]

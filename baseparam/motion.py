@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from ._checks import counted
-from ._validation import (all_finite, check_allocation, check_flag, check_instance, check_text_length,
+from ._validation import (MAX_NOTES, all_finite, check_allocation, check_flag, check_instance, check_text_length,
                           check_texts, quaternion_norms, shown)
 from ._numbers import distinct_seconds, is_whole, real_array
 from ._values import ComparedByValue
@@ -311,9 +311,7 @@ def check_motion(motion):
         fail("uniform", "t", low=step.min(), high=step.max())
 
 
-# A reader writes a few notes (a clock, an interpolation, joints left out): a million of them reached every repr, the
-# CLI's output and the reports as megabytes of text.
-MAX_NOTES = 10_000
+# MAX_NOTES (_validation.MAX_NOTES), imported: the notes a motion holds at most
 
 
 def _check_listed(motion, error):

@@ -28,7 +28,11 @@ LIMITS = {"joints": [{"q": [-2.0, 2.5], "qd": 1.5, "qdd": 6.0}, {"q": [-1.5, 1.5
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """One result of each public result type, as the library builds it (the planar arm; small and quick)."""
-    folder = tmp_path_factory.mktemp("lres")
+    return library_results(tmp_path_factory.mktemp("lres"))
+
+
+def library_results(folder):
+    """:func:`results` (also round twenty-five's): files written into ``folder``."""
     robot = planar_arm()
     model = bp.Model(robot)
     _, _, t, q, _, _, tau = planar_sines(8, 200, 0.02)

@@ -24,16 +24,18 @@ import keyword
 import os
 import re
 from collections.abc import Mapping
+from numbers import Integral
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
 from .._atomic import (check_output, json_text, make_folders, remove_folders, robot_protected, unresolvable_folder,
                        unwritable, write_texts)
-from .._validation import (ABSURD, ABSURD_PARAMETER, check_field_kinds, check_flag, check_instance, check_name_fields,
-                           check_option, check_path, comma_list, reduce_read_only_mappings)
+from .._validation import (ABSURD, ABSURD_PARAMETER, check_entries, check_field_kinds, check_flag, check_instance,
+                           check_name_fields, check_option, check_path, check_texts, comma_list,
+                           reduce_read_only_mappings)
 from ..projection.base_set import BaseParameters
-from ..errors import ExportError, printable
+from ..errors import ArgumentError, ExportError, printable
 from ._c_source import c_sources
 from ._printer import _accuracy_line, _si_terms
 from ._python_source import python_source
@@ -46,6 +48,10 @@ __all__ = ["ExportError", "ExportResult", "FUNCTIONS", "Routine", "check_checked
            "operation_counts", "parse_what", "routines"]
 
 
+# The files one export writes at most (C: NAME.h, NAME.c, NAME.json); a hand-built ExportResult lists no more
+MAX_EXPORT_FILES = 3
+
+
 @dataclass(frozen=True)
 class ExportResult:
     """What :func:`export` wrote.
@@ -54,7 +60,7 @@ class ExportResult:
     ----------
     files : tuple of str
         Paths written, in order: ``NAME.h``, ``NAME.c`` (C) or ``NAME_dynamics.py`` (Python), then
-        ``NAME.json``.
+        ``NAME.json``: at most :data:`MAX_EXPORT_FILES`.
     functions : mapping
         Function name (:data:`FUNCTIONS`: the C functions are ``NAME_<function>``, the Python
         module's functions ``<function>``) → operation counts ``{"mul", "add", "div", "sincos"}``.
@@ -77,7 +83,10 @@ class ExportResult:
         check_field_kinds(self, {"files": ((tuple, list), "a tuple of paths"), "functions": (Mapping, "a mapping"),
                                  "base_names": ((tuple, list), "a tuple of names"), "lang": (str, "a str"),
                                  "prefix": (str, "a str")})
-        check_name_fields(self, ("files", "base_names"))       # joined into its repr and summary
+        check_name_fields(self, ("base_names",))       # joined into its repr and summary
+        # export writes at most NAME.h, NAME.c and NAME.json: 100 000 paths reached its repr
+        check_texts(self.files, "ExportResult.files", limit=MAX_EXPORT_FILES)
+        _check_function_counts(self.functions)
 
     def __repr__(self):
         names = [os.path.basename(f) for f in self.files]
@@ -88,6 +97,17 @@ class ExportResult:
         """One line per function: its operation counts (what the CLI prints)."""
         return "\n".join(f"  {name:<17} {c['mul']:>5} mul {c['add']:>5} add {c['div']:>3} div {c['sincos']:>3} sincos"
                          for name, c in self.functions.items())
+
+
+def _check_function_counts(functions):
+    """Refuse a hand-built ExportResult's ``functions`` unless each is one of :data:`FUNCTIONS` with its four operation
+    counts (whole numbers): its summary reads them (a dict of other entries was a bare KeyError), its repr lists the
+    names (100 000 of them were taken)."""
+    counts = {key: (Integral, "a whole number") for key in ("mul", "add", "div", "sincos")}
+    for name, value in functions.items():
+        if name not in FUNCTIONS:
+            raise ArgumentError(f"ExportResult.functions: {shown(name)}; expected some of {', '.join(FUNCTIONS)}")
+        check_entries(value, f"ExportResult.functions[{name!r}]", counts)
 
 
 def parse_what(text):

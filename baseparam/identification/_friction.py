@@ -89,7 +89,8 @@ def shapes_at_samples(robot, trajectory, settings):
         return (*states_at_samples(trajectory, settings), None)
     n = robot.n_dof
     q, qd, qdd, values = states_at_samples(trajectory, settings,
-                                           signals=lambda processed: np.hstack(processed_shapes(robot, processed)))
+                                           signals=lambda processed: np.hstack(processed_shapes(robot, processed)),
+                                           columns=2 * n)
     missing = ~np.isfinite(values).all(axis=1) & np.isfinite(qd).all(axis=1)
     if missing.any():                           # segments preprocessing did not keep: the plain shapes
         sgn, stb = shapes_at(robot, qd[missing].T)

@@ -31,6 +31,7 @@ from functools import partial
 import numpy as np
 
 from .._checks import counted
+from .._validation import ABSURD_PARAMETER
 from ..errors import DataError
 from ..dynamics.regressors import wide_blocks
 from ..dynamics.samples import states
@@ -254,6 +255,7 @@ def accumulate(base, processed, factor, shapes=None, folds=0, check=True):
     factors = Factors(folds, base.robot.n_dof, base.rank) if folds else None
     effective = 0.0
     for k, item in enumerate(processed):
+        refuse_absurd_torque(item.source, item.tau[item.kept])
         before = normal.n_samples
         _accumulate_item(base, item, factor, normal, None if shapes is None else shapes[k], factors)
         after = normal.n_samples if factors is None else int(factors.n_samples.sum())
@@ -276,6 +278,18 @@ def check_pooled(base, normal, source, factor=1):
         raise DataError(f"{source}: {counted(normal.n_samples, 'samples')} kept for {base.rank} base parameters; "
                         f"need more data (or {causes})")
     refuse_joint_without_torque(source, normal.tt)
+
+
+def refuse_absurd_torque(source, tau):
+    """Refuse torques ``tau`` (S, n) beyond ±:data:`~baseparam._validation.ABSURD_PARAMETER`, training or held out:
+    their squares overflow, and the fit's sums and error figures with them (numpy's raw overflow warnings, then inf or
+    NaN; τ × 1e200 in code, which the readers' bounds do not see). One line naming the source, the joint and the
+    sample (of ``tau``)."""
+    # max and min, not abs(tau).max(): no temporary of the log's size
+    if tau.size and not (tau.max() <= ABSURD_PARAMETER and tau.min() >= -ABSURD_PARAMETER):
+        sample, joint = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)
+        raise DataError(f"{source}: field tau{joint + 1}: absurd value {tau[sample, joint]:g} at sample {sample} "
+                        f"(|τ| > {ABSURD_PARAMETER:g}); expected torques in N·m or N")
 
 
 def refuse_joint_without_torque(source, t2):

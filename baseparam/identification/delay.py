@@ -57,6 +57,7 @@ from .._checks import counted
 from .._validation import check_field_kinds, check_finite_fields, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory, central_differences, interp_columns
+from ._least_squares import refuse_absurd_torque
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
@@ -143,6 +144,7 @@ def estimate_delay(trajectory, robot=None, *, max_delay=None) -> DelayEstimate:
     source = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort, so no delay to estimate")
+    refuse_absurd_torque(source, trajectory.tau)        # its shifts' sums of squares overflowed (τ × 1e200)
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
     if not given:       # delay='auto', --delay auto: a log of 5 Hz or less is searched one step each way

@@ -19,10 +19,10 @@ import numpy as np
 from .._checks import is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from ..projection.base_set import BaseParameters, find_base_parameters
-from .._validation import (ABSURD_PARAMETER, check_instance, check_mass_bounds, check_mass_range, check_number,
-                           check_option, check_real_array)
+from .._validation import (check_instance, check_mass_bounds, check_mass_range, check_number, check_option,
+                           check_real_array)
 from .._warnings import warn
-from ..errors import ArgumentError, DataError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
+from ..errors import ArgumentError, DataWarning, ExcitationWarning, NotFittedError, SettingsError
 from ..model.loading import load_robot
 from .preprocessing import Preprocessing, Processed, preprocess
 from ..model.robot import Robot
@@ -30,7 +30,7 @@ from ..model.value import description_of
 from ._inputs import _as_trajectories, check_joints, check_unused_y
 from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_links, single_terms
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
-from ._least_squares import accumulate, least_squares, refuse_joint_without_torque
+from ._least_squares import accumulate, least_squares, refuse_absurd_torque, refuse_joint_without_torque
 from ._params import ParamsFromInit
 from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
 
@@ -96,10 +96,7 @@ def _check_held_out(processed):
     t2 = np.zeros(processed[0].tau.shape[1])
     for item in processed:
         tau = item.tau[item.kept]
-        if tau.size and np.abs(tau).max() > ABSURD_PARAMETER:
-            sample, joint = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)
-            raise DataError(f"{item.source}: field tau{joint + 1}: absurd value {tau[sample, joint]:g} at sample "
-                            f"{sample} (|τ| > {ABSURD_PARAMETER:g}); expected torques in N·m or N")
+        refuse_absurd_torque(item.source, tau)
         t2 += (tau ** 2).sum(axis=0)
     refuse_joint_without_torque(processed[0].source, t2)
 

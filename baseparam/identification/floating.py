@@ -86,8 +86,9 @@ from .._checks import counted, is_file_name
 from .._numbers import is_real, real_array
 from .._stderr import solve_clarabel
 from .._validation import (ABSURD, ABSURD_PARAMETER, QUATERNION_SLACK, check_field_kinds, check_field_shapes,
-                           check_finite_fields, check_instance, check_name_fields, check_number, check_option,
-                           check_parameter_vector, check_robot, check_samples, check_seed, float_fields, shown)
+                           check_finite_fields, check_instance, check_item_count, check_name_fields, check_number,
+                           check_option, check_parameter_vector, check_robot, check_samples, check_seed, float_fields,
+                           shown)
 from .._values import ComparedByValue
 from .._warnings import deprecated_parameter, warn
 from ..errors import (ArgumentError, DataError, DataWarning, SettingsError, SimulationError, long_values_shortened,
@@ -216,6 +217,22 @@ def seen_combinations(robot, route, seed=None):
     return route_combinations(robot, route)[:2]
 
 
+def _check_known_field(known, standard_names):
+    """Refuse a hand-built FloatingIdentification's ``known`` unless each entry is 'mass' or one of its
+    ``standard_names`` (as :func:`identify_floating` takes them) with a finite number (its repr shows each by :g): at
+    most one entry more than standard parameters (100 000 entries reached its repr)."""
+    check_item_count("FloatingIdentification.known", len(known), len(standard_names) + 1,
+                     f"entries of {len(standard_names)} standard parameters and 'mass'")
+    names = set(standard_names)
+    for name, value in known.items():
+        if not (isinstance(name, str) and is_real(value)):
+            raise ArgumentError(f"FloatingIdentification.known: {shown(name)}: {shown(value)}; expected a name "
+                                f"(str) and a finite number")
+        if name != "mass" and name not in names:
+            raise ArgumentError(f"FloatingIdentification.known: {shown(name)} is neither 'mass' nor one of its "
+                                "standard_names")
+
+
 @dataclasses.dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
 class FloatingIdentification(ComparedByValue):
     """Parameters of a floating-base robot identified by one route.
@@ -243,7 +260,7 @@ class FloatingIdentification(ComparedByValue):
     unseen : list of str
         Standard parameters no combination contains.
     known : dict
-        The quantities that fixed the scale (name → value).
+        The quantities that fixed the scale (name → value): ``'mass'`` or standard parameters.
     rows : list of str
         The equations fitted per sample.
     rmse : ndarray, shape (n_rows,)
@@ -288,10 +305,7 @@ class FloatingIdentification(ComparedByValue):
                                    if getattr(self, name) is not None])        # NaN estimates in its texts and JSON
         check_field_kinds(self, {"route": (str, "a str"), "method": (str, "a str"), "source": (str, "a str"),
                                  "n_samples": (Integral, "a whole number"), "known": (dict, "a dict")})
-        for name, value in self.known.items():       # its repr shows each by :g
-            if not (isinstance(name, str) and is_real(value)):
-                raise ArgumentError(f"FloatingIdentification.known: {shown(name)}: {shown(value)}; expected a name "
-                                    f"(str) and a finite number")
+        _check_known_field(self.known, self.standard_names)
 
     @property
     def rank(self):

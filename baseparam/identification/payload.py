@@ -28,7 +28,7 @@ import numpy as np
 from .._checks import counted, is_file_name, shown
 from .._warnings import warn
 from .._validation import (check_field_kinds, check_field_shapes, check_finite_fields, check_instance,
-                           check_name_fields, check_option, check_samples, float_fields)
+                           check_name_fields, check_option, check_parameter_range, check_samples, float_fields)
 from ..errors import ArgumentError, ArgumentTypeError, DataError, DataWarning, SettingsError, printable
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.checks import INERTIA_TOLERANCE, inertia_problem
@@ -186,6 +186,9 @@ class PayloadResult:
                                  "rank": (Integral, "a whole number"), "n_samples": (Integral, "a whole number"),
                                  "mode": (str, "a str"), "robot": ((Robot, None), "a bp.Robot or None")})
         check_finite_fields(self, ("mass", "com", "inertia", "parameters", "rmse"))
+        # its square bounds the inertia's slack (_check_physical): com × 1e200 overflowed there (numpy's raw warning,
+        # and an infinite slack that takes any inertia)
+        check_parameter_range("PayloadResult.com", self.com, "a centre of mass in m")
         check_name_fields(self, ("identifiable",))       # joined into its summary and to_dict
         if len(self.identifiable) > 10:         # combinations of the 10 payload parameters
             raise ArgumentError(f"PayloadResult.identifiable: {len(self.identifiable)} combinations; expected at most "

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._checks import check_option
 from .._numbers import check_state_values
-from .._validation import check_flag, check_instance, check_number
+from .._validation import check_flag, check_instance, check_number, check_record
 from .._warnings import warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory, central_differences, fourth_order_differences, interp_columns
@@ -156,13 +156,15 @@ class Processed(Trajectory):
         The choices made and what they did: sampling interval, whether the filter ran, segments,
         samples_in (logged) → samples_resampled (on the grids) = samples_out (kept) +
         rest_samples + end_samples, short_segment_samples (logged samples in dropped
-        segments), derived (fields computed by differentiation).
+        segments), derived (fields computed by differentiation). At most
+        :data:`~baseparam._validation.MAX_RECORD_ENTRIES` entries named by str, each None, a bool, a number, a
+        str or a list of at most :data:`~baseparam._validation.MAX_NOTES` of these.
 
     Raises
     ------
     DataError
         The motion's one check (:func:`~baseparam.motion.check_motion`; any number of samples),
-        or a ``segment``/``kept`` that is not one entry per sample.
+        or a ``segment``/``kept`` that is not one entry per sample, or a ``record`` beyond its bounds.
     """
 
     segment: np.ndarray = None
@@ -190,6 +192,7 @@ class Processed(Trajectory):
                 raise DataError(f"{self.source}: field {name}: expected {'booleans' if kind == 'b' else 'integers'} "
                                 f"of shape ({S},), one per sample, got {value.dtype} of shape {value.shape}")
             object.__setattr__(self, name, value)
+        check_record(self.record, f"{self.source}: field record", error=DataError)    # written into the fit's JSON
 
     def segments(self):
         """Slices of the consecutive segments."""
@@ -441,7 +444,7 @@ def lowpass_like_torque(processed, values):
     return out
 
 
-def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None):
+def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None, columns=None):
     """q, q̇, q̈ at every logged sample of a trajectory, as :func:`preprocess` sees them.
 
     What the estimator's ``predict`` evaluates the model at, so that its output lines up with the
@@ -464,7 +467,10 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     signals : callable, optional
         ``signals(processed)`` → an (S_grid, m) array on the preprocessed grid (e.g. the filtered
         friction shapes), interpolated back like the states and returned after them: NaN in the
-        segments :func:`preprocess` does not keep (m = n_dof there when nothing was kept).
+        segments :func:`preprocess` does not keep.
+    columns : int, optional
+        m, the number of columns ``signals`` gives (default n_dof): the width of the NaN returned when
+        :func:`preprocess` keeps nothing (``signals`` is then not called).
 
     Returns
     -------
@@ -491,7 +497,10 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     except DataError:                             # nothing it can process: the logged states stand
         processed = None
     extra = None if signals is None or processed is None else signals(processed)
-    extra_out = None if signals is None else np.full((len(t), q.shape[1] if extra is None else extra.shape[1]), np.nan)
+    # nothing kept: as many columns as the caller's signals have (n_dof where the friction shapes' 2 n_dof were met by
+    # numpy's bare "shape mismatch" in predict)
+    width = (q.shape[1] if columns is None else columns) if extra is None else extra.shape[1]
+    extra_out = None if signals is None else np.full((len(t), width), np.nan)
     for part in (processed.segments() if processed is not None else ()):   # segment numbers = spans' indices
         sl = spans[int(processed.segment[part.start])]
         grid = processed.t[part]

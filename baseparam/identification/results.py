@@ -14,7 +14,7 @@ from .._atomic import robot_protected, write_text
 from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_names,
-                           check_number, check_path, check_real_array, float_fields)
+                           check_number, check_path, check_real_array, check_record, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..evaluation import figures_of_sums, nrmse
@@ -68,6 +68,7 @@ class Metrics(ComparedByValue):
     t, tau, predicted : ndarray, shapes (S,), (S, n_dof), (S, n_dof)
         The compared samples (for plots); ``t`` restarts in each file.
     sources : list of str
+        The files compared, at most one per sample.
     """
 
     rmse: np.ndarray
@@ -87,6 +88,11 @@ class Metrics(ComparedByValue):
         check_field_shapes(self, {"rmse": ("n_dof",), "nrmse_percent": ("n_dof",)})
         check_field_kinds(self, {"nrmse_pooled_percent": (Real, "a number"), "n_samples": (Integral, "a whole number")})
         check_name_fields(self, ("sources",))      # joined into its to_dict and the reports
+        # each file compared gave at least one sample (t restarts in each): 100 000 names beside a few samples reached
+        # its repr
+        if len(self.sources) > max(self.n_samples, 0):
+            raise ArgumentError(f"Metrics.sources: {counted(len(self.sources), 'names')} of "
+                                f"{counted(self.n_samples, 'samples')}; expected at most one file per sample")
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
@@ -105,7 +111,10 @@ class Metrics(ComparedByValue):
         t = np.arange(S, dtype=float) if t is None else check_real_array("t", t, 1)
         if S == 0:          # no figures of no samples (once NaN with numpy's warning; from_residuals would say 0)
             raise ArgumentError("tau: no samples to compare the predictions with")
-        e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
+        # an overflow of the squares cannot change the answer: it is refused just below, in the library's words (numpy's
+        # raw RuntimeWarning came first)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e2, t2 = ((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0)
         if not (np.isfinite(e2).all() and np.isfinite(t2).all()):    # the sums made here: only an overflow to check
             raise ArgumentError(f"tau, predicted: squares beyond the floating-point range (largest |value| "
                                 f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
@@ -190,6 +199,7 @@ class LogResult:
         check_field_kinds(self, {"n_samples": (Integral, "a whole number"), "train": (Metrics, "a Metrics"),
                                  "held_out": ((Metrics, None), "a Metrics or None"), "record": (dict, "a dict"),
                                  "source": (str, "a str")})      # a NaN source reached to_dict's JSON
+        check_record(self.record, "LogResult.record")       # Processed.record's, written into the fit's JSON
 
     def __repr__(self):
         held = "" if self.held_out is None else f", held_out={self.held_out.nrmse_pooled_percent:.2f}%"

@@ -28,8 +28,8 @@ from numbers import Real
 import numpy as np
 
 from .._checks import counted, shown
-from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_number,
-                           float_fields)
+from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_item_count, check_name_fields,
+                           check_number, check_parameter_range, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
@@ -83,6 +83,8 @@ class FitErrors(ComparedByValue):
         number = (Real, "a number")
         check_field_kinds(self, {"method": (str, "a str"), "condition_number": number, "torque_error": number,
                                  "validation_nrmse_percent": number})
+        for name in ("estimate", "truth"):      # what its figures (fit_errors) take: a NaN or 1e200 reached its repr
+            check_parameter_range(f"FitErrors.{name}", getattr(self, name))
 
     # the figures of baseparam.evaluation.fit_errors (relative_errors: shape (rank,))
     parameter_error = property(lambda self: fit_errors(self.estimate, self.truth).parameter_error)
@@ -177,6 +179,7 @@ def _check_methods(methods, options):
 
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
 MAX_DRAWS = 1000             # noise draws of compare_motions (each a simulated fit of every reference)
+MAX_MOTIONS = 1000           # motions compare_motions compares (each a tracking simulation and a fit per draw)
 COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma", "torque_error",
            "validation_nrmse_percent")
 
@@ -184,7 +187,11 @@ COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma",
 def _check_comparison(comparison):
     """Refuse a hand-built comparison whose ``runs`` are not TrackingRuns by motion name, or whose ``fits`` are not
     non-empty lists of FitErrors by (motion, method): its table, summary and repr read them (``fits={}`` reached its
-    repr as a bare StopIteration)."""
+    repr as a bare StopIteration). At most :data:`MAX_MOTIONS` motions, each fitted by some of :data:`METHODS` in at
+    most :data:`MAX_DRAWS` draws: 100 000 runs reached its repr."""
+    check_item_count("MotionComparison.runs", len(comparison.runs), MAX_MOTIONS, "motions")
+    check_item_count("MotionComparison.fits", len(comparison.fits), MAX_MOTIONS * len(METHODS),
+                     "(motion, method) keys")
     for motion, run in comparison.runs.items():
         check_instance(motion, "MotionComparison.runs: a key", str, "a motion's name (str)")
         check_instance(run, f"MotionComparison.runs[{shown(motion)}]", TrackingRun, "a baseparam.TrackingRun")
@@ -196,6 +203,7 @@ def _check_comparison(comparison):
         if not (isinstance(fits, (list, tuple)) and fits and all(isinstance(fit, FitErrors) for fit in fits)):
             raise ArgumentError(f"MotionComparison.fits[{shown(key)}]: expected a non-empty list of FitErrors, got "
                                 f"{shown(fits)}")
+        check_item_count(f"MotionComparison.fits[{shown(key)}]", len(fits), MAX_DRAWS, "draws")
 
 
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
@@ -265,7 +273,8 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
         true standard parameters (``bp.Model(robot)``). Deprecated: ``robot, p, references, held_out,
         …, parameters='pseudo'``.
     references : dict
-        Motion name → :class:`~baseparam.Reference` (e.g. a design and the robot's real training motion).
+        Motion name → :class:`~baseparam.Reference` (e.g. a design and the robot's real training motion), at most
+        :data:`MAX_MOTIONS`.
     held_out : Reference
         The motion on which every fit's torques are compared (simulated once).
     noise : SensorNoise
@@ -291,6 +300,7 @@ def compare_motions(model, references, held_out, *, noise, gains=None, draws=1, 
             not all(isinstance(r, Reference) for r in [*references.values(), held_out]) or \
             not all(isinstance(name, str) for name in references):
         raise ArgumentError("references, held_out: expected a dict name (str) → bp.Reference and a bp.Reference")
+    check_item_count("references", len(references), MAX_MOTIONS, "motions")      # before hours of simulations
     methods = _check_methods(methods, options)
     runs = {name: track(model, r, noise=noise, gains=gains, bandwidth=bandwidth) for name, r in references.items()}
     held = track(model, held_out, bandwidth=bandwidth)

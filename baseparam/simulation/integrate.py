@@ -35,7 +35,7 @@ from functools import partial
 import numpy as np
 
 from .._checks import counted, shown
-from .._numbers import real_array
+from .._numbers import check_state_values, real_array
 from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
@@ -125,6 +125,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {counted(q0.shape[0], 'samples')}")
     torque = _Torque(robot, tau, t)
+    if torque.rows is not None:     # within ±ABSURD, as forward_dynamics takes them (beyond: scipy overflowed)
+        check_state_values("tau", torque.rows)
     check_option(state, "state", ("velocities", "momenta"), expected="'velocities' or 'momenta'")
     check_option(solver, "solver", SOLVERS, expected=f"one of {SOLVERS!r}")
     record = checked_record(record)
@@ -149,13 +151,17 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     gains = checked_gains(gains, robot.n_dof)
     require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
     fd = ForwardDynamics(model)
-    if method == "rk4":
-        if state == "momenta":
-            q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps)
+    # A controller's torques of 1e200 overflow the steps' sums (numpy's and scipy's raw RuntimeWarnings): the state
+    # they reach is then not finite or beyond ABSURD, which every step and the check below refuse as a divergence
+    # (SimulationError); the warning was all an overflow added, since errstate changes no number computed.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if method == "rk4":
+            if state == "momenta":
+                q, qd, taus = _rk4_momenta(model, t, q0[0], qd0[0], torque, substeps)
+            else:
+                q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
         else:
-            q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
-    else:
-        q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
+            q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
     if not (np.isfinite(q).all() and np.isfinite(qd).all()):
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
@@ -238,6 +244,7 @@ class _Torque:
     def __init__(self, robot, tau, t):
         self.robot, self.t = robot, t
         self.callback = tau if callable(tau) else None
+        self.errors = np.geterr()       # the caller's: the controller runs under them, not the integration's errstate
         self.rows = None
         if self.callback is None:
             rows = np.zeros((1, robot.n_v)) if tau is None else real_array("tau", tau, ArgumentError)
@@ -269,7 +276,8 @@ class _Torque:
         if self.callback is None:
             return self.rows[k] if k is not None else self._interpolated(time)
         try:
-            value = self.callback(time, q, qd)
+            with np.errstate(**self.errors):
+                value = self.callback(time, q, qd)
         except BaseParamError:                     # the library's own one-line words, as they are
             raise
         except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
