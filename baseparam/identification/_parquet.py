@@ -65,7 +65,7 @@ def pyarrow_modules():
 def open_parquet(pq, path):
     """A Parquet file, its data pages' CRCs checked as they are read where the writer stored them (pyarrow's
     ``write_page_checksum=True``; a flipped byte then fails the read instead of changing a value). Files without
-    them read as before. A name that is not UTF-8 (bytes of another encoding, decoded with surrogates: a valid POSIX
+    them are read unchecked. A name that is not UTF-8 (bytes of another encoding, decoded with surrogates: a valid POSIX
     name) is opened here, pyarrow refusing it ('surrogates not allowed'); the file is closed with the object."""
     try:
         os.fsdecode(path).encode("utf-8")
