@@ -123,7 +123,7 @@ def _normalize_entry(source, field, value):
 
 
 def _check_fields(source, widths, gains, n_dof, names=None, where=None):
-    """Check the set of fields and their joint counts; return (n, gains as (n,) or None).
+    """Check the set of fields and their joint counts (n, those of q); return the gains as (n,) or None.
 
     ``widths`` maps each present field to its number of columns (1 for t); ``names`` (the column
     names of a header or DataFrame) are listed when a field is not found among them, and
@@ -143,7 +143,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
             raise DataError(f"{source}: field {field}: {widths[field]} joints, but q has {n}")
     if n_dof is not None and n != n_dof:
         raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
-    return n, _gains(source, gains, n, "current" in widths, "tau" in widths)
+    return _gains(source, gains, n, "current" in widths, "tau" in widths)
 
 
 def matched_joints(source, names, joints, notes):

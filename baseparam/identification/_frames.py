@@ -56,7 +56,7 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     spec = _named_columns(source, names, _normalize_map(columns, source), "columns")
     if "t" not in spec:
         _no_time_column(source, df.index)
-    _, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names)
+    gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names)
     S = len(df)
     data, problems, bad_rows = {}, [], np.zeros(S, dtype=bool)
     for field, cols in spec.items():

@@ -154,7 +154,7 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             for f, column in chosen.items() if f != "t"}                 # t: one column, kept whole
     data = {f: a if kept.get(f) is None else a[:, kept[f]] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
-    _, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
+    gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
     bad = sorted(problems.items())
     ok = np.ones(table.num_rows, dtype=bool)
