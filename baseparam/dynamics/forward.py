@@ -34,13 +34,13 @@ from ._native import address
 from ._compiled import piece_samples
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
-from .._validation import CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
+from .._validation import ABSURD, CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters
 from .momenta_graph import build_momenta_rate
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
-from .samples import ABSURD, in_blocks, link_parameters, standard_model
+from .samples import in_blocks, link_parameters, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
