@@ -57,7 +57,15 @@ The package follows the data, each stage a subpackage that imports only the ones
 
 The dynamics come before the projection in the import order although they come after it in the
 story: they need only the robot, while the base set evaluates its pivot columns through them.
-Names are imported on first use, so ``import baseparam`` costs almost nothing.
+Names are imported on first use (``_lazy``), so ``import baseparam`` costs almost nothing.
+
+Beside the stages: ``evaluation`` (the error figures of a fit, defined once), ``_validation`` (the
+argument checks of the public entry points; ``_checks`` the ones below every module, ``_numbers`` the one
+conversion of arrays to float64), ``_values`` (results compared by value), ``_warnings`` (the one way to
+warn), ``_memory`` (the memory a run may use), ``_atomic`` (output files written atomically), ``_hdf5``
+(HDF5 read only from the file named), ``_figures`` (matplotlib, on first use), ``_processes`` and ``_blas``
+(worker processes, BLAS threads), ``_stderr`` (standard error held around native code), ``_entry`` (the
+command's entry point, before ``cli`` loads).
 
 Quick start::
 

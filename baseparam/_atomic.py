@@ -391,7 +391,7 @@ def _refuse_unresolvable(path, label):
     write goes to the real path: a last component '.' or '..' (``link/.`` became the link's target, written through
     the link; ``out.json/.`` the file out.json), and a folder part with '..' after something that is no folder
     (``a_file/../out.json``, ``missing/../out.json``: realpath takes '..' by itself, the system fails). ``label``:
-    ``path`` as messages show it. Other missing folders are said by the write, or the command, as before.
+    ``path`` as messages show it. Other missing folders are left to the write, or the command, to report.
 
     Raises
     ------

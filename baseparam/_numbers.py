@@ -204,11 +204,17 @@ def _within(arr):
 
 def flat_values(x, n):
     """``x`` (any shape: (n,), (1, n), a list) as a flat float64 array of its ``n`` values, or None when it holds
-    another number of values: the count first, then the conversion and the flattening, which copy (a view broadcast
-    from a row, of 10¹² values, was numpy's bare MemoryError). TypeError or ValueError, as ``np.asarray``'s, for what
-    holds no numbers (text of another count too: it is said as no numbers, as before the count came first); ValueError
-    for whatever :func:`real_array` refuses (text, booleans, complex numbers, masked values, an int or a Fraction
-    beyond the float range)."""
+    another number of values. The count is checked before the conversion and the flattening, which copy: a view
+    broadcast from a row, of 10¹² values, would be copied whole (numpy's bare MemoryError).
+
+    Raises
+    ------
+    TypeError or ValueError
+        As ``np.asarray``'s, for what holds no numbers; text of another count is refused as no numbers
+        (ValueError), not answered with None.
+    ValueError
+        For whatever :func:`real_array` refuses (text, booleans, complex numbers, masked values, an int or a
+        Fraction beyond the float range)."""
     arr = np.asarray(x)
     if arr.size != n:
         if arr.dtype.kind not in "biufc":

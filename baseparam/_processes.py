@@ -296,7 +296,7 @@ def tracker_reaped(wait=1.0):
         helper = threading.Thread(target=stop, name="baseparam-stop-tracker", daemon=True)
         helper.start()
         helper.join(wait)
-    except RuntimeError:        # no new thread: left to our parent, as before
+    except RuntimeError:        # no new thread: the tracker ends with us, reaped by our parent
         pass
 
 
@@ -919,7 +919,7 @@ def import_held(name):
     try:
         helper.start()
     except RuntimeError:        # "can't start new thread": a process or thread limit met (cgroup pids.max, ulimit -u)
-        with signals_held():    # the import is still made, here, as before the helper (a stop waits for its end)
+        with signals_held():    # the import is made in this thread, without the helper (a stop waits for its end)
             return importlib.import_module(name)
     while helper.is_alive():
         helper.join(0.05)                           # back in Python between steps: a signal's handler runs here

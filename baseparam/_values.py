@@ -42,7 +42,7 @@ def _same_array(a, b) -> bool:
 class ComparedByValue:
     """A frozen dataclass (declared ``eq=False``) holding arrays, compared field by field with :func:`same_value`
     over the fields that compare; hashed as the dataclass would hash it (a TypeError while it holds an array, a
-    list or a dict, as before)."""
+    list or a dict: unhashable values, as in any frozen dataclass)."""
 
     __slots__ = ()
 

@@ -57,15 +57,15 @@ class Trajectory(ComparedByValue):
 
     Attributes
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
         Sample times in s, strictly increasing, float64.
-    q : ndarray, shape (S, n)
+    q : ndarray, shape (n_samples, n_dof), or (n_samples, n_dof + 7) when ``floating``
         Joint positions (rad or m).
-    tau : ndarray, shape (S, n), or None
+    tau : ndarray, shape (n_samples, n_dof), or (n_samples, n_dof + 6) when ``floating``, or None
         Joint torques or forces (N·m or N); for current logs, current × per-joint drive gain. None
         for a motion without torques (a trajectory to play, such as ``baseparam excite`` writes):
         it can be followed or simulated, but identification refuses it.
-    qd, qdd : ndarray, shape (S, n), or None
+    qd, qdd : ndarray, shape as ``tau``'s, or None
         Joint velocities and accelerations when recorded; None means "derive them later".
     source : str
         File name or description, used in messages.
@@ -85,7 +85,7 @@ class Trajectory(ComparedByValue):
     notes : tuple of str
         What the reader did beside reading: joints of the log left out, how topics were aligned on
         one clock, the delay estimated or applied (one line each, for the output of a command).
-    wrenches : ndarray, shape (S, C, 6), or None
+    wrenches : ndarray, shape (n_samples, n_contacts, 6), or None
         A floating-base motion's contact wrenches ``[f, n]`` (the environment on the robot, in each
         contact frame's axes, moment about its origin), in the order of ``contacts``; None when not logged.
     contacts : tuple of str

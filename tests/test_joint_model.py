@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.model.joint_model import Factor, JointModel, joint_models, motion_offsets
+from baseparam.model.joint_model import Factor, JointModel, factor_matrix, joint_models, motion_offsets, product
 from baseparam.projection import _coordinates, storage
-from baseparam.projection._joint_basis import coefficient_matrices, factor_matrix, product
+from baseparam.projection._joint_basis import coefficient_matrices
 from conftest import ROBOT_FILES, ROOT
 from pin_model import dh_transform
 

@@ -25,6 +25,23 @@ Compiled code is kept with the robot object (:mod:`baseparam.model._kernels`), s
 
 The dynamics need only the robot model; the base set (:mod:`baseparam.projection`) evaluates its
 pivot columns through them.
+
+Inside, the modules behind those functions, from the graph to the code that runs:
+
+``expressions``         the expression graph every algorithm is written on (hash-consed, constants folded)
+``regressor_graph``     Newton–Euler regressors and mass matrix on the graph; ``spatial_graph`` its 6×6
+                        algebra for ``forward_graph`` (the ABA); ``momenta_graph`` Ivanov's rate of the
+                        impulses; ``regressor_adjoint`` gradients by reverse mode
+``printing``            one printer of a graph, its backends numpy and C (run time), C and Python (export)
+``_compiled``           the numpy code compiled once per robot; ``_native`` C kernels compiled into a
+                        cache and called by ctypes (``_forward_c`` the forward dynamics' source,
+                        ``_native_rule`` when the C loop over samples serves a call)
+``tree``                the explicit 6×6 bodies of Ivanov's equations in floating point (``momenta``)
+``samples``             parameter vectors per link and joint, the block length; ``floating`` a floating
+                        base's pose and twist in the state arrays
+``_definite``           whether M(q) is positive definite where forward dynamics is asked for;
+                        ``_peaks`` the memory each state function needs per sample (its size check)
+``payload_gravity``     a payload's gravity columns at rest (static payload identification, its poses)
 """
 from .contacts import Contact, contact_forces, contact_jacobian
 from .bound_regressor import Regressor

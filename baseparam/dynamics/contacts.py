@@ -18,12 +18,12 @@ import dataclasses
 import numpy as np
 
 from .._numbers import beyond_absurd, first_beyond_absurd, is_whole, real_array
-from .._validation import ABSURD, check_instance, check_robot, shown
+from .._validation import ABSURD, check_instance, check_robot, check_robot_states, shown
 from ..errors import ArgumentError, printable
 from ..model.checks import MAX_JOINTS
 from ..model.parameters import ColumnLayout
 from .floating import public_layout
-from .samples import LinkParameters, robot_states
+from .samples import LinkParameters
 from .tree import Tree, motion_transform
 
 __all__ = ["Contact", "contact_jacobian", "contact_forces"]
@@ -153,7 +153,7 @@ def contact_jacobian(robot, q, contact):
     """
     robot = check_robot(robot)
     check_instance(contact, "contact", Contact, "a bp.Contact").link_index(robot)
-    (q,), single = robot_states(robot, q=q)
+    (q,), single = check_robot_states(robot, q=q)
     J = _jacobian(robot, _tree(robot, q), contact)
     return J[0] if single else J
 
@@ -179,7 +179,7 @@ def contact_forces(robot, q, contacts, wrenches):
     robot = check_robot(robot)
     contacts = check_contacts(contacts, robot)
     # a number first: a ragged list reached np.atleast_2d's bare ValueError
-    (q,), _ = robot_states(robot, q=np.atleast_2d(real_array("q", q)))
+    (q,), _ = check_robot_states(robot, q=np.atleast_2d(real_array("q", q)))
     w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):
         raise ArgumentError(f"wrenches: expected shape ({q.shape[0]}, {len(contacts)}, 6) (samples, contacts, "

@@ -34,13 +34,13 @@ from ._native import address
 from ._compiled import piece_samples
 from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
 from ._peaks import peak
-from .._validation import CHECKED_BYTES, check_flag, check_state_sizes, shown
+from .._validation import ABSURD, CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
 from .floating import configuration_rate, with_base_wrench
 from .forward_graph import build_forward, forward_parameters
 from .momenta_graph import build_momenta_rate
 from .printing import C, NUMPY, c_statements, input_source, numpy_function
-from .samples import ABSURD, in_blocks, link_parameters, robot_states, standard_model
+from .samples import in_blocks, link_parameters, standard_model
 
 BOUND_SIZE = 16             # parameter vectors of one robot kept bound (forward_dynamics(robot, p, …))
 SMALL_BATCH = 256           # below this many samples the C kernel serves a batch whenever it is compiled
@@ -317,7 +317,7 @@ class ForwardDynamics:
         arrays = (q, qd, tau)
         if not (all(type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 2 for x in arrays)
                 and q.shape[1] == n_q and qd.shape[1] == tau.shape[1] == n_v and len(q) == len(qd) == len(tau)):
-            (q, qd, tau), _ = robot_states(self.robot, q=q, qd=qd, tau=tau)
+            (q, qd, tau), _ = check_robot_states(self.robot, q=q, qd=qd, tau=tau)
         elif 8 * len(q) * (2 * n_q + 3 * n_v) > CHECKED_BYTES:
             # float arrays as they are: their sizes still (contiguous copies of a broadcast view of 10⁹); fewer bytes
             # than check_state_sizes looks at (its copies and result are at most 2 n_q + 3 n_v floats a sample) cost
@@ -577,7 +577,7 @@ def forward_dynamics(model, q, qd, tau):
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
         return qdd
-    (q, qd, tau), single = robot_states(robot, q=q, qd=qd, tau=tau, peak=peak("forward_dynamics", robot))
+    (q, qd, tau), single = check_robot_states(robot, q=q, qd=qd, tau=tau, peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)

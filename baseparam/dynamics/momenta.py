@@ -30,10 +30,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._peaks import peak
-from .._validation import check_option
+from .._validation import check_option, check_robot_states
 from ..errors import SimulationError
 from ..model.value import takes_model
-from .samples import CHUNK, link_parameters, robot_states, standard_model
+from .samples import CHUNK, link_parameters, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, body_parameters, force_cross, world_frames
@@ -143,7 +143,7 @@ def _over_samples(model, work, what=None, *, name, build=Tree, **arrays):
     configurations (default the whole :class:`Tree`)."""
     links = link_parameters(model, what)
     robot = model.robot
-    (q, *rest), single = robot_states(robot, peak=peak(name, robot), **arrays)
+    (q, *rest), single = check_robot_states(robot, peak=peak(name, robot), **arrays)
     parts = [work(build(robot, links, q[s0:s0 + CHUNK]), *(a[s0:s0 + CHUNK] for a in rest))
              for s0 in range(0, q.shape[0], CHUNK)]
     if not parts:       # no samples: no rows, of the shape one sample (the neutral configuration) gives
@@ -172,8 +172,8 @@ def generalized_momenta(model, q, qd):
     -------
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
-    (q, qd), single = robot_states(model.robot, q=q, qd=qd,
-                                   peak=peak("generalized_momenta", model.robot))
+    (q, qd), single = check_robot_states(model.robot, q=q, qd=qd,
+                                         peak=peak("generalized_momenta", model.robot))
     p = _momenta(model, q, qd)
     return p[0] if single else p
 
@@ -209,7 +209,7 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
     # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
     # samples where M(q) is not positive definite
     if nonphysical_body(model) is not None:     # q checked again only then: physical bodies need no look
-        require_definite(model, robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
+        require_definite(model, check_robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
     return qd
 
 
@@ -325,7 +325,7 @@ def momentum(model, q, qd):
 @takes_model("p", "q", "qd", "parameters")
 def kinetic_energy(model, q, qd):
     """½ q̇ᵀ M(q) q̇, rotor inertia included. Returns (n_samples,) (or a float)."""
-    (q, qd), single = robot_states(model.robot, q=q, qd=qd, peak=peak("kinetic_energy", model.robot))
+    (q, qd), single = check_robot_states(model.robot, q=q, qd=qd, peak=peak("kinetic_energy", model.robot))
     energy = 0.5 * (_momenta(model, q, qd) * qd).sum(axis=1)
     return float(energy[0]) if single else energy
 

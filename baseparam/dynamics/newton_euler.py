@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._peaks import peak
-from .._validation import check_option
+from .._validation import check_option, check_robot_states
 from ..model._kernels import kernels_of
 from ..model.joint_model import motion_offsets
 from ..model.value import BaseModel, takes_model
@@ -25,7 +25,7 @@ from ._compiled import Batch
 from .floating import public_layout
 from .printing import input_source, numpy_function
 from .regressor_graph import build_inverse_dynamics
-from .samples import friction_rows, in_blocks, link_parameters, robot_states, standard_model
+from .samples import friction_rows, in_blocks, link_parameters, standard_model
 
 
 def kernel(robot, parameters, gravity=True, friction=True, wrenches=None, columns=None):
@@ -101,7 +101,7 @@ def _torques(model, states, name, **flags):
     """:func:`blocked` of a model at checked ``states`` ({'q': …, 'qd': …, 'qdd': …}, the rates zero where
     left out); one sample in, one out. ``name``: the public function's, for its memory check."""
     robot = model.robot
-    (q, *rates), single = robot_states(robot, peak=peak(name, robot), **states)
+    (q, *rates), single = check_robot_states(robot, peak=peak(name, robot), **states)
     zero = np.zeros((q.shape[0], robot.n_v))
     qd, qdd = (rates + [zero, zero])[:2]
     tau = blocked(standard_model(model), q, qd, qdd, **flags)
@@ -188,7 +188,7 @@ def friction_torque(model, qd):
     ndarray, shape (n_samples, n_v) (or (n_v,))
     """
     robot = model.robot
-    (qd,), single = robot_states(robot, qd=qd, peak=peak("friction_torque", robot))
+    (qd,), single = check_robot_states(robot, qd=qd, peak=peak("friction_torque", robot))
     tau = np.zeros_like(qd)
     joints = slice(robot.n_v - robot.n_dof, None)
     tau[:, joints] = link_parameters(model).friction(qd[:, joints].T).T

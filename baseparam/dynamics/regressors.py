@@ -12,7 +12,7 @@ import numpy as np
 
 from .._checks import counted
 from ._peaks import peak
-from .._validation import check_allocation, check_workers
+from .._validation import check_allocation, check_robot_states, check_workers
 from ..errors import ArgumentError
 from ._compiled import as_columns, regressor_function
 from ..model.parameters import ColumnLayout
@@ -20,7 +20,7 @@ from ..model.robot import require_fixed_base
 from ..model.value import BaseModel, takes_model
 from . import _native_rule, newton_euler
 from ._native_rule import thread_count
-from .samples import CHUNK, friction_rows, in_blocks, robot_states, standard_model
+from .samples import CHUNK, friction_rows, in_blocks, standard_model
 
 # A streaming consumer's block of regressor rows (:func:`wide_blocks`): large enough that the C loop and the
 # Gram products are not paced by Python's per-call costs, small enough to stay in the last-level cache's
@@ -64,7 +64,7 @@ def evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=Non
         One line naming the argument: a wrong shape, NaN or inf, a column beyond the robot's, a weight vector of
         another length (the checks of :func:`regressor`; the library's own callers use the unchecked engine).
     """
-    from .._validation import check_flag, check_real_array, check_robot, check_robot_states, check_states
+    from .._validation import check_flag, check_real_array, check_robot, check_states
 
     check_robot(robot)
     check_flag(gravity, "gravity")
@@ -356,7 +356,7 @@ def columns_at(robot, parameters, columns, arrays, *, out=None, shapes=None, wor
 
     def needed(count):          # the column count only for a call of many samples: it costs a millisecond
         return peak(name, robot, len(_columns(robot, parameters, columns)))(count)
-    (q, qd, *rest), single = robot_states(robot, peak=needed, **arrays)
+    (q, qd, *rest), single = check_robot_states(robot, peak=needed, **arrays)
     qd_ref, qdd = rest if len(rest) == 2 else (None, rest[0])
     W = _evaluate(robot, q, qd, qdd, qd_ref, parameters=parameters, columns=columns,
                  out=as_batch_out(out, single), shapes=shapes, workers=workers)
@@ -398,7 +398,7 @@ def coriolis_matrix(model, q, qd):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    (q, qd), single = robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
+    (q, qd), single = check_robot_states(robot, q=q, qd=qd, peak=peak("coriolis_matrix", robot))
     p = model.values()
     zero = np.zeros_like(qd)
     C = by_unit_rates(qd, lambda unit: _evaluate(robot, q, qd, zero, unit, parameters=parameters, gravity=False,
@@ -423,7 +423,7 @@ def mass_matrix(model, q):
     """
     model = standard_model(model)
     robot, parameters = model.robot, model.parameters
-    (q,), single = robot_states(robot, q=q, peak=peak("mass_matrix", robot))
+    (q,), single = check_robot_states(robot, q=q, peak=peak("mass_matrix", robot))
     if robot.is_floating:
         zero = np.zeros((q.shape[0], robot.n_v))
         M = by_unit_rates(q, lambda unit: newton_euler.blocked(model, q, zero, unit, gravity=False, friction=False),

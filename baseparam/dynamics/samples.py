@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# the checks of states and parameter vectors live in the validation module; their old names stay here
-from .._validation import (ABSURD, check_parameter_vector as as_parameters, check_robot_states as robot_states,  # noqa: F401
-                           check_samples as as_samples, check_states as states, unit_quaternions)
+from .._validation import check_parameter_vector
+# old names of two validation checks, for the modules that still import them from here
+from .._validation import check_robot_states as robot_states, check_states as states  # noqa: F401
 from ..errors import ArgumentError
 from ..model.friction import shapes_at
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
@@ -71,7 +71,7 @@ class LinkParameters:
 
     def __init__(self, robot, p, parameters="pseudo"):
         layout = ColumnLayout(robot, parameters)
-        p = as_parameters(p, layout.n_standard)
+        p = check_parameter_vector(p, layout.n_standard)
         n = robot.n_dof
         self.J, self.MS, self.M = _khalil_bodies(p[layout.link_columns], parameters)   # (n_dof, 10) columns
         self.base = None

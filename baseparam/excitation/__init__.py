@@ -10,6 +10,11 @@
                 mass and centre of mass
 ``report``, ``files``, ``plots``   the JSON document, the CSV, the figure; :func:`load_excitation`
                 (→ :class:`SavedExcitation`) takes the JSON back
+
+Inside: ``_problem`` (one design as a smooth constrained problem: criterion, limits, gradients), ``_search`` (the
+multi-start local search, in worker processes), ``payload`` (which of a payload's 10 parameters a motion of the last
+joints identifies) and ``_payload_feasible`` (the wider-band payload design by L-BFGS), ``_defaults`` (the default
+period, harmonics and time budget the library and the CLI share).
 """
 from .._lazy import lazy_names
 

@@ -456,8 +456,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     refined = None
     if wide:
         deadline = None if remaining is None else time.time() + remaining - outcome.seconds
-        series, refined = _widened(series, load, (robot, columns, parameters, period, harmonics, lim, criterion, held,
-                                                  options), weights, deadline, progress)
+        series, refined = _widened(series, (robot, columns, parameters, period, harmonics, lim, criterion, held,
+                                            options), weights, deadline, progress)
         if not refined.complete:
             warn(f"{robot.name}: the time budget ({time_budget:g} s) ended the wide design's L-BFGS after "
                  f"{refined.iterations} of its {_payload_feasible.ITERATIONS} iterations: the design depends on "
@@ -482,7 +482,7 @@ def _first_start_cut(name, time_budget, share, wide):
             "best point so far, so the design depends on timing; give a larger time_budget, or none")
 
 
-def _widened(start, load, settings, weights, deadline, progress):
+def _widened(start, settings, weights, deadline, progress):
     """The wide payload design from the standard design ``start`` (period T/4): played 4 times as the series of
     ``settings`` (DesignProblem's robot, columns, parameters, period, harmonics, limits, criterion, held, options),
     refined by L-BFGS for the inertia about the centre (:mod:`._payload_feasible`) until ``deadline`` (time.time()).

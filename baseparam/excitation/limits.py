@@ -22,10 +22,9 @@ import numpy as np
 
 from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
-from .._validation import check_field_kinds, check_input, check_robot
+from .._validation import ABSURD, check_field_kinds, check_input, check_robot
 from .._values import ComparedByValue
 from .._warnings import warn
-from ..dynamics.samples import ABSURD
 from ..errors import ArgumentError, ArgumentTypeError, DescriptionWarning, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model.checks import MAX_JOINTS

@@ -15,10 +15,9 @@ import numpy as np
 
 from .._checks import counted
 from .._numbers import real_array
-from .._validation import (ABSURD_PARAMETER, check_field_kinds, check_instance, check_memory, check_number, check_seed,
-                           float_fields, shown)
+from .._validation import (ABSURD_PARAMETER, check_field_kinds, check_instance, check_memory, check_number,
+                           check_parameter_vector, check_seed, check_states, float_fields, shown)
 from .._values import ComparedByValue
-from ..dynamics.samples import as_parameters, states
 from ..errors import ArgumentError, ArgumentTypeError
 from ..projection.base_set import BaseParameters
 from ..evaluation import fit_errors, relative_scale
@@ -90,12 +89,12 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     IdentificationErrors
     """
     check_instance(base, "base", BaseParameters, "a baseparam.BaseParameters (bp.find_base_parameters)")
-    p = as_parameters(p_base, base.rank, "p_base")
+    p = check_parameter_vector(p_base, base.rank, "p_base")
     norm = np.linalg.norm(p)
     if not 0 < norm < np.inf:          # the errors are relative to ‖p‖ and |p_i|: 0 or an overflow is NaN
         raise ArgumentError(f"p_base: {'all zero' if norm == 0 else 'too large (its norm overflows)'}; the errors "
                             "are relative to the true base parameters, in SI units")
-    (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
+    (q, qd, qdd), _ = check_states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
     sigma = real_array("noise", noise, ArgumentError)
     if sigma.shape not in ((), (1,), (base.robot.n_dof,)) or not (np.isfinite(sigma) & (sigma >= 0)).all():
         raise ArgumentError(f"noise: expected a standard deviation ≥ 0 (N·m or N), one or one per joint "
@@ -149,7 +148,7 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
         _refuse_noise(sigma)
     V = None
     if validation is not None:
-        (vq, vqd, vqdd), _ = states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])
+        (vq, vqd, vqdd), _ = check_states(base.robot.n_dof, q=validation[0], qd=validation[1], qdd=validation[2])
         V = base.regressor(vq, vqd, vqdd)
     figures = fit_errors(estimates, p, V)                                   # each figure per trial
     torque_error = None if V is None else float(np.median(figures.torque_error))

@@ -861,10 +861,10 @@ def _from_keyed(source, keyed, gains, skip_bad_rows, n_dof):
     for field in JOINT_FIELDS:
         if field in data:
             data[field] = _joint_array(source, field, data[field], S, where[field])
-    n, gains = _check_fields(source, {f: a.shape[1] for f, a in data.items()}, gains, n_dof)
+    gains = _check_fields(source, {f: a.shape[1] for f, a in data.items()}, gains, n_dof)
     check_motion_size(source, S, sum(a.shape[1] for a in data.values()))      # before the table's copies
     table = _Table(source, "row", np.arange(S), data, [], where, coarse)
-    return _finish(table, n, gains, skip_bad_rows)
+    return _finish(table, gains, skip_bad_rows)
 
 
 def _joint_array(source, field, arr, S, where):

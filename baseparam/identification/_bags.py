@@ -149,10 +149,10 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
                         "(leave a field out: columns={'qd': None}; or split the log)")
     problems = [(int(i), f"topic {t}: damaged {_kind(raw, t)} ({r})") for t, i, r in damaged]
     where = {f: f" (topic {base.topic})" for f in data}
-    n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
+    gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
     table = _Table(source, "message", base.order[ids], data, problems, where)
-    return _finish(table, n, gains, skip_bad_rows, joint_names=tuple(names), notes=tuple(notes))
+    return _finish(table, gains, skip_bad_rows, joint_names=tuple(names), notes=tuple(notes))
 
 
 def _field_map(columns, source):

@@ -43,7 +43,7 @@ def parse_column_map(text: str) -> dict:
     check_instance(text, "column map", str, "text like 't=0,q=1:7,tau=7:13'", error=DataError)
     out = {}
     # as every comma list (comma_list): an empty entry refused in its words, a separator ending the map taken; a map
-    # of no entry (--columns '') said as before, FIELD=COLUMNS expected
+    # of no entry ('') is one empty entry, refused as FIELD=COLUMNS expected
     for entry in comma_list(text, "column map", error=DataError) if text.strip() else [""]:
         field, sep, value = (part.strip() for part in entry.partition("="))
         if not sep or not field or not value:
@@ -123,7 +123,7 @@ def _normalize_entry(source, field, value):
 
 
 def _check_fields(source, widths, gains, n_dof, names=None, where=None):
-    """Check the set of fields and their joint counts; return (n, gains as (n,) or None).
+    """Check the set of fields and their joint counts (n, those of q); return the gains as (n,) or None.
 
     ``widths`` maps each present field to its number of columns (1 for t); ``names`` (the column
     names of a header or DataFrame) are listed when a field is not found among them, and
@@ -143,7 +143,7 @@ def _check_fields(source, widths, gains, n_dof, names=None, where=None):
             raise DataError(f"{source}: field {field}: {widths[field]} joints, but q has {n}")
     if n_dof is not None and n != n_dof:
         raise DataError(f"{source}: field q: the data has {n} joints, but n_dof={n_dof}")
-    return n, _gains(source, gains, n, "current" in widths, "tau" in widths)
+    return _gains(source, gains, n, "current" in widths, "tau" in widths)
 
 
 def matched_joints(source, names, joints, notes):
@@ -377,8 +377,8 @@ def default_twins(columns, defaults, available, chosen):
     for field, name in chosen.items():
         if field in columns:
             continue
-        # its twins spelled as defaults first (as before), then in any case: 'Q' beside 'q' was left unread,
-        # however different, where a CSV header refuses 'q1' beside 'Q1'
+        # its twins spelled as the defaults first (in their order), then in any case: 'Q' beside 'q' is a twin as a
+        # CSV header refuses 'q1' beside 'Q1', not a column left unread however different
         others = [other for other in defaults[field] if other != name and other in available]
         wanted = {c.casefold() for c in defaults[field]}
         others += [other for other in available if isinstance(other, str) and other != name

@@ -94,6 +94,10 @@ class PriorChoice:
     shifts : ndarray, shape (m,) or None
         For the weights examined, the largest move of a base parameter from the fit without prior,
         in its standard deviations (NaN: not examined).
+    fold_errors : ndarray, shape (m, k) or None
+        Hold-out error of each weight on each of the k folds holding samples, as NRMSE² in %² (NaN: not
+        scored); ``cv_error_percent`` and ``cv_se_percent`` are their mean and standard error over the folds.
+        None: a weight given.
     """
 
     weights: np.ndarray

@@ -56,7 +56,7 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
     spec = _named_columns(source, names, _normalize_map(columns, source), "columns")
     if "t" not in spec:
         _no_time_column(source, df.index)
-    n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names)
+    gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names)
     S = len(df)
     data, problems, bad_rows = {}, [], np.zeros(S, dtype=bool)
     for field, cols in spec.items():
@@ -70,7 +70,7 @@ def from_dataframe(df, *, columns=None, gains=None, skip_bad_rows=False, source=
         first_problem.setdefault(row, reason)
     table = _Table(source, "row", np.flatnonzero(keep), {f: a[keep] for f, a in data.items()},
                    sorted(first_problem.items()), {}, _coarse_time(df.iloc[:, spec["t"][0]].dtype))
-    return _finish(table, n, gains, skip_bad_rows)
+    return _finish(table, gains, skip_bad_rows)
 
 
 def _no_time_column(source, index):

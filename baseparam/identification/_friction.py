@@ -19,7 +19,7 @@ import dataclasses
 import numpy as np
 
 from ..dynamics.regressors import column_blocks
-from ..dynamics.samples import states
+from .._validation import check_states
 from .._warnings import warn
 from ..errors import DataWarning
 from ..model.friction import shapes_at
@@ -154,7 +154,7 @@ def scale_statistics(base, processed):
         WtC, CtC, Ctt = np.zeros((M, c, R)), np.zeros((M, c, c)), np.zeros((M, c))
         for item in processed:
             keep = item.kept
-            (q, qd, qdd), _ = states(robot.n_dof, q=item.q[keep], qd=item.qd[keep], qdd=item.qdd[keep])
+            (q, qd, qdd), _ = check_states(robot.n_dof, q=item.q[keep], qd=item.qd[keep], qdd=item.qdd[keep])
             tau = item.tau[keep]
             shapes = processed_shapes(provisional, item)
             shapes = None if shapes is None else tuple(a[keep] for a in shapes)

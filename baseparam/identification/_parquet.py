@@ -65,7 +65,7 @@ def pyarrow_modules():
 def open_parquet(pq, path):
     """A Parquet file, its data pages' CRCs checked as they are read where the writer stored them (pyarrow's
     ``write_page_checksum=True``; a flipped byte then fails the read instead of changing a value). Files without
-    them read as before. A name that is not UTF-8 (bytes of another encoding, decoded with surrogates: a valid POSIX
+    them are read unchecked. A name that is not UTF-8 (bytes of another encoding, decoded with surrogates: a valid POSIX
     name) is opened here, pyarrow refusing it ('surrogates not allowed'); the file is closed with the object."""
     try:
         os.fsdecode(path).encode("utf-8")
@@ -154,13 +154,13 @@ def read_parquet(path, source, columns, gains, skip_bad_rows, n_dof, joints):
             for f, column in chosen.items() if f != "t"}                 # t: one column, kept whole
     data = {f: a if kept.get(f) is None else a[:, kept[f]] for f, a in data.items()}
     out_names = tuple(joints) if (joints is not None and names is not None) else (tuple(names) if names else ())
-    n, gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
+    gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
     bad = sorted(problems.items())
     ok = np.ones(table.num_rows, dtype=bool)
     ok[[r for r, _ in bad]] = False
     tab = _Table(source, "row", np.flatnonzero(ok), {f: a[ok] for f, a in data.items()}, list(bad), where, coarse)
-    return _finish(tab, n, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
+    return _finish(tab, gains, skip_bad_rows, joint_names=out_names, notes=tuple(notes))
 
 
 def _frame(table):

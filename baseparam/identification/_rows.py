@@ -103,7 +103,7 @@ def _time_problems(table, ok, explain=None):
     return out
 
 
-def _finish(table, n, gains, skip_bad_rows, **extra):
+def _finish(table, gains, skip_bad_rows, **extra):
     """Validate the parsed rows and build the :class:`Trajectory` (or raise :class:`DataError`);
     ``extra`` are further fields of the trajectory (``joint_names``, ``notes``)."""
     values = _value_problems(table)

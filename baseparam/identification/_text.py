@@ -196,12 +196,12 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
         spec = _named_columns(source, names, columns, where)
         if not data_idx:
             raise DataError(f"{source}: no data lines after the header (line {header + 1})")
-        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names, where)
+        gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof, names, where)
     counts = _field_counts(lines, data_idx, delim)
     if header is None:
         width = int(np.bincount(counts).argmax())      # the usual line; damaged ones are rare
         spec = _positional_columns(source, width, columns, first + 1)
-        n, gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
+        gains = _check_fields(source, {f: len(c) for f, c in spec.items()}, gains, n_dof)
     good = counts == width
     problems = _count_problems(data_idx, counts, good, width, last=len(lines) - 1, ends_with_newline=ends_with_newline)
     good_idx = np.asarray(data_idx)[good]
@@ -214,7 +214,7 @@ def _read_text_file(path, source, columns, gains, skip_bad_rows, n_dof, delimite
     if not_header:
         table.problems = [(w, r + ("; not a header: none of its names is t, time, qN, qdN, qddN, tauN, "
                                    "currentN or iN" if w == first + 1 else "")) for w, r in table.problems]
-    return _finish(table, n, gains, skip_bad_rows)
+    return _finish(table, gains, skip_bad_rows)
 
 
 def text_lines(text, source):

@@ -128,10 +128,10 @@ def momentum_rows(robot, q, qd):
     ndarray, shape (n_samples, 6, n_standard)
     """
     from ..dynamics.floating import rotation_matrices
-    from ..dynamics.samples import robot_states
+    from .._validation import check_robot_states
     from ..dynamics.tree import skew
 
-    (q, qd), _ = robot_states(robot, q=q, qd=qd)
+    (q, qd), _ = check_robot_states(robot, q=q, qd=qd)
     zero = np.zeros_like(qd)
     local = (standard_rows(robot, q, zero, qd) - standard_rows(robot, q, zero, zero))[:, :6]
     R = rotation_matrices(q[:, 3:7])

@@ -419,7 +419,7 @@ def _read_contacts(path, robot):
 def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None,
                   imu_frame=None):
     """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (S, C, 6) of
-    ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`write_floating_parquet`'s layout) or a ROS bag
+    ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`_write_floating_parquet`'s layout) or a ROS bag
     (:mod:`~baseparam.identification._floating_bags`).
 
     Parameters

@@ -4,6 +4,15 @@
                 over spans, ``_row_space``; never Z itself)
 ``storage``     HDF5 files of the whole Z (:func:`find_and_store`, :func:`read_h5`)
 ``report``      the base set as text
+``symbolic``    the regroupings as formulas in named DH lengths (``symbolic=`` below)
+
+Inside, the engine in the order a run goes: ``_budget`` (the memory it will need, told before it starts),
+``_floating`` (a floating base as six virtual joints), ``_joint_basis`` (a joint's transform over its basis: the
+coefficient matrices Ã, B̃), ``_working_units`` (the numbers it works with: exact integers, floats, or floats with
+GF(p) in lockstep, ``_modular``), ``_projections`` (the forward-recursive projection of the influence
+coefficients), ``_row_space`` (Z's row space and Gram matrix by the recursion over spans), ``_reduction`` (the
+echelon reduction: pivots, rank, Y), ``_coordinates`` (Z's rows, and the whole Z block by block for ``storage``),
+``_sparse`` (the minimal CSR matrix its blocks are).
 """
 import functools
 

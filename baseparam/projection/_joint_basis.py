@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-from ..model.joint_model import factor_matrix, product  # noqa: F401  (re-exported: the engine's readers)
+from ..model.joint_model import product
 
 # J(q) coefficients over (1, cos q, sin q) for a rotation about z.
 _RZ = np.zeros((3, 4, 4))

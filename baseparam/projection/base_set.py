@@ -13,13 +13,12 @@ from typing import Optional
 
 import numpy as np
 
-from ._coordinates import MagnitudeStats, friction_block
 from .._blas import single_threaded
 from .._checks import check_progress, shown
 from .._numbers import is_real, real_array
 from .._validation import (check_count_fields, check_field_kinds, check_field_shapes, check_finite_fields, check_flag,
                            check_flag_fields, check_index_field, check_name_fields, check_option,
-                           float_fields)
+                           check_parameter_vector, check_robot_states, float_fields)
 from .._values import ComparedByValue
 from .._warnings import deprecated_call, warn
 from ..errors import AccuracyWarning, ArgumentError
@@ -28,14 +27,13 @@ from ..model.parameters import ColumnLayout
 from ..model.robot import Robot, require_robot
 from ..model.value import BaseModel
 from ._budget import refuse_if_too_large, row_space_bytes
-from ._row_space import base_equation_basis, row_basis
+from ._coordinates import MagnitudeStats, friction_block
 from ._floating import VIRTUAL, chain_arithmetic, drop_virtual, engine_of
 from ._modular import PRIMES, ModularEchelon
 from ._reduction import INACCURATE, ZERO, BlockTransform, ExactGram, StreamedR
-from .report import base_document, base_index, format_regrouping, format_table
-from .._validation import check_parameter_vector as as_parameters, check_robot_states as robot_states
+from ._row_space import base_equation_basis, row_basis
 from ._working_units import EXACT_LENGTH_UNITS, EXACT_LIMIT, Arithmetic
-
+from .report import base_document, base_index, format_regrouping, format_table
 
 
 def _batch_shapes(shapes):
@@ -165,7 +163,7 @@ class BaseParameters(ComparedByValue):
         -------
         ndarray, shape (rank,) or (rank, m)
         """
-        return self.Y @ as_parameters(p, len(self.standard_names), "p", sets=True)
+        return self.Y @ check_parameter_vector(p, len(self.standard_names), "p", sets=True)
 
     # -- dynamics in base parameters (columns of the standard regressor at the pivots: W = W_b Y) --
     def regressor(self, q, qd, qdd, *, out=None, shapes=None, workers=None):
@@ -222,8 +220,8 @@ class BaseParameters(ComparedByValue):
         ndarray of shape (n_samples, n_v) (or (n_v,)): n_v = n_dof, or 6 + n_dof for a floating base
         (its wrench [f, n] first, as :func:`~baseparam.inverse_dynamics`).
         """
-        p_base = as_parameters(p_base, self.rank, "p_base")
-        (q, qd, qdd), single = robot_states(self.robot, q=q, qd=qd, qdd=qdd)      # a floating base: n_q, n_v
+        p_base = check_parameter_vector(p_base, self.rank, "p_base")
+        (q, qd, qdd), single = check_robot_states(self.robot, q=q, qd=qd, qdd=qdd)  # a floating base: n_q, n_v
         from ..dynamics.regressors import newton_euler_base
         tau = newton_euler_base(self.robot, self.parameters, self.pivots, p_base, q, qd, qdd,
                                 shapes=_batch_shapes(shapes))
@@ -244,7 +242,7 @@ class BaseParameters(ComparedByValue):
         -------
         ndarray, shape (n_standard,)
         """
-        p_base = as_parameters(p_base, self.rank, "p_base")
+        p_base = check_parameter_vector(p_base, self.rank, "p_base")
         out = np.zeros(len(self.standard_names))
         out[self.pivots] = p_base
         return out
