@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_parameter_vector
-# old names of two validation checks, for the modules that still import them from here
-from .._validation import check_robot_states as robot_states, check_states as states  # noqa: F401
 from ..errors import ArgumentError
 from ..model.friction import shapes_at
 from ..model.parameters import ColumnLayout, khalil_to_pseudo

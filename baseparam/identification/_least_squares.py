@@ -31,10 +31,9 @@ from functools import partial
 import numpy as np
 
 from .._checks import counted
-from .._validation import ABSURD_PARAMETER
+from .._validation import ABSURD_PARAMETER, check_states
 from ..errors import DataError
 from ..dynamics.regressors import wide_blocks
-from ..dynamics.samples import states
 
 # Eigenvalues of the equilibrated Gram below this fraction of the largest: not determined by the data.
 NULL_TOLERANCE = 1e-12
@@ -209,7 +208,7 @@ def _decimated_segment(base, item, sl, factor, normal, shapes, factors):
     """Parallel filtering of one segment: W_b columns and τ decimated together, then accumulated."""
     from .._processes import import_held
     signal = import_held("scipy.signal")     # here, not at the top: slow to import (and loses a Ctrl-C meanwhile)
-    (q, qd, qdd), _ = states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
+    (q, qd, qdd), _ = check_states(base.robot.n_dof, q=item.q[sl], qd=item.qd[sl], qdd=item.qdd[sl])
     if len(q) <= 27 * factor:    # scipy's zero-phase IIR decimation needs this many samples
         return
     W = base.regressor(q, qd, qdd, shapes=None if shapes is None else tuple(a[sl] for a in shapes))   # (s, n, R)
@@ -305,7 +304,7 @@ def refuse_joint_without_torque(source, t2):
 def _accumulate_item(base, item, factor, normal, shapes, factors):
     if factor == 1:
         q, qd, qdd, tau = (a[item.kept] for a in (item.q, item.qd, item.qdd, item.tau))
-        (q, qd, qdd), _ = states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), _ = check_states(base.robot.n_dof, q=q, qd=qd, qdd=qdd)
         kept_shapes = None if shapes is None else tuple(a[item.kept] for a in shapes)
         # the folds are contiguous shares of the samples (hold-out of training segments)
         parts = np.array_split(np.arange(len(q)), factors.n_folds) if factors is not None else [np.arange(len(q))]

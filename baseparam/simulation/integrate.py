@@ -41,8 +41,8 @@ from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, velocities_from_momenta
-from ..dynamics.samples import robot_states, standard_model
-from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option
+from ..dynamics.samples import standard_model
+from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option, check_robot_states
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory, interp_columns
@@ -121,7 +121,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     model.values()                                           # refuses a model without values, in one line
     t = checked_times(t, 4 * robot.n_v + robot.n_q + 1)        # t, q, q̇, q̈, τ and the samples' copies
     # numbers first: a ragged list reached np.atleast_2d's bare ValueError
-    (q0, qd0), _ = robot_states(robot, q=np.atleast_2d(real_array("q0", q0)), qd=np.atleast_2d(real_array("qd0", qd0)))
+    (q0, qd0), _ = check_robot_states(robot, q=np.atleast_2d(real_array("q0", q0)),
+                                      qd=np.atleast_2d(real_array("qd0", qd0)))
     if q0.shape[0] != 1:
         raise ArgumentError(f"q0, qd0: expected one state (n_q,) and (n_v,), got {counted(q0.shape[0], 'samples')}")
     torque = _Torque(robot, tau, t)
