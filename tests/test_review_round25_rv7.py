@@ -53,3 +53,16 @@ def test_a_wrench_of_the_logs_torques_is_refused_after_its_damaged_rows_are_drop
     trimmed, values = log_wrench(str(log_path), "wrench", log, skip_bad_rows=True)
     assert trimmed.n_samples == values.shape[0] == 18
     assert len(trimmed.skipped) == 2
+
+
+# --- 2. FourierSeries: a period too short, said of one harmonic ---
+
+def test_a_period_too_short_for_one_harmonic_says_harmonic():
+    """FourierSeries(5e-324, …) of one harmonic said "too short for 1 harmonics" (the counted noun, as every count
+    of the library's messages)."""
+    import baseparam as bp
+    with pytest.raises(bp.ArgumentError, match=r"^period: 4\.94066e-324 s is too short for 1 harmonic: the angular "
+                                               r"frequency 2π K / period is beyond the floating-point range$"):
+        bp.FourierSeries(5e-324, [0.0], [[1.0]], [[0.0]])
+    with pytest.raises(bp.ArgumentError, match=r"too short for 7 harmonics: "):
+        bp.FourierSeries(5e-324, [0.0], [[1.0] * 7], [[0.0] * 7])
