@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import shown
+from .._checks import counted, shown
 from .._numbers import real_array
 from .._validation import check_memory, check_number
 from ..errors import ArgumentError
@@ -178,8 +178,8 @@ class FourierSeries:
                                 f"{q0.shape}, {a.shape}, {b.shape}")
         if not math.isfinite(_highest_frequency(period, a.shape[1])):
             # 2π/5e-324 is inf: every q, q̇, q̈ of the series was NaN (evaluate, certified_bounds), silently
-            raise ArgumentError(f"period: {period:g} s is too short for {a.shape[1]} harmonics: their angular "
-                                "frequency 2π K / period is beyond the floating-point range")
+            raise ArgumentError(f"period: {period:g} s is too short for {counted(a.shape[1], 'harmonics')}: the "
+                                "angular frequency 2π K / period is beyond the floating-point range")
         for name, value in (("q0", q0), ("a", a), ("b", b)):
             if not np.isfinite(value).all():
                 raise ArgumentError(f"{name}: contains NaN or inf")
