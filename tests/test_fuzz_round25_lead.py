@@ -119,3 +119,26 @@ def test_the_unloaded_logs_friction_is_predicted_at_its_matched_times():
     assert abs(result.mass - payload[0]) / payload[0] < 2e-3, result.mass
     assert np.abs(result.com - payload[1]).max() < 5e-4, result.com
     assert np.abs(result.inertia - payload[2]).max() / payload[2].max() < 0.05, result.inertia
+
+
+# -- Equations built by hand: the mappings its texts unpack ----------------------------------------------------------
+
+@pytest.mark.parametrize("field, value", [("abbreviations", {"s1": 1}), ("abbreviations", "symbol"),
+                                          ("abbreviations", {"s1": (1, 2)}), ("lengths", {"a2": 1.0}),
+                                          ("lengths", "symbol"), ("lengths", {"a2": float("nan")})])
+def test_equations_refuse_mappings_their_texts_cannot_unpack(field, value):
+    """lres2's last findings: abbreviations whose values are not (definition, code, LaTeX) raised a bare ValueError
+    from the LaTeX names, lengths keyed by text an AttributeError; now refused when the result is built."""
+    import dataclasses
+
+    import sympy
+
+    import baseparam as bp
+    from baseparam.codegen.equations import equations
+    from baseparam.errors import ArgumentError
+    result = equations(bp.load_robot(PLANAR), symbolic="all")
+    assert result.lengths and result.abbreviations           # the fields as the library builds them pass
+    if isinstance(value, dict):
+        value = {sympy.Symbol(k) if field == "abbreviations" else k: v for k, v in value.items()}
+    with pytest.raises(ArgumentError, match=rf"^Equations\.{field}"):
+        dataclasses.replace(result, **{field: value})

@@ -129,6 +129,15 @@ class Equations:
         check_entries(dict(self.code_count), "Equations.code_count", counts)
         check_finite_fields(self, [name for name in ("max_error", "max_torque", "gravity")
                                    if getattr(self, name) is not None])
+        # what its texts unpack (a bare ValueError or AttributeError from the LaTeX names)
+        if not all(isinstance(s, sympy.Symbol) and is_real(v) for s, v in self.lengths.items()):
+            raise ArgumentError(f"Equations.lengths: expected {{sympy Symbol: a finite number (m)}}, got "
+                                f"{shown(dict(self.lengths))}")
+        if not all(isinstance(s, sympy.Symbol) and isinstance(v, tuple) and len(v) == 3
+                   and isinstance(v[0], sympy.Basic) and isinstance(v[1], str) and isinstance(v[2], str)
+                   for s, v in self.abbreviations.items()):
+            raise ArgumentError("Equations.abbreviations: expected {sympy Symbol: (definition, code, LaTeX)}, got "
+                                f"{shown(dict(self.abbreviations))}")
         n_dof = self.robot.n_dof
         if len(self.offsets) not in (0, n_dof) or not all(map(is_real, self.offsets)):
             raise ArgumentError(f"Equations.offsets: expected {n_dof} finite numbers (one per joint) or none, got "
