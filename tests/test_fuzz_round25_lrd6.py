@@ -4,9 +4,12 @@ A cache folder writable by a group named as the user was taken as writable by th
 had that group as primary group (listed in the password database, not in the group's members)."""
 import collections
 
+import numpy as np
 import pytest
 
+import baseparam as bp
 from baseparam.dynamics import _native
+from baseparam.errors import DataError
 
 grp = pytest.importorskip("grp")
 pwd = pytest.importorskip("pwd")
@@ -40,3 +43,105 @@ def test_a_group_that_is_another_users_primary_group_is_not_private(monkeypatch,
 def test_a_password_database_too_large_to_look_through_is_not_read(monkeypatch):
     _fake_accounts(monkeypatch, [(f"u{k}", 100_000 + k, 100) for k in range(_native._MAX_USERS)])
     assert _native._private_group(1234) is False
+
+
+# -- two publishers of the same joints and fields on one topic ---------------------------------------------------------
+
+BAG_KINDS = ["mcap", "sqlite3", "ros1"]
+
+
+def _messages(t, q):
+    """JointState messages of joints a, b at times ``t`` (s) with positions ``q`` (M, 2), velocity and effort."""
+    return [(int(round(x * 1e9)), int(round(x * 1e9)), ["a", "b"], list(q[k]), [0.5, 0.5], [1.0, 1.0])
+            for k, x in enumerate(t)]
+
+
+def _motion(t):
+    return np.stack([np.sin(t), np.cos(2 * t)], axis=1)
+
+
+def _write_publishers(path, kind, publishers):
+    """A bag of one topic /joint_states written by rosbags' writers from ``publishers`` (lists of messages): in a
+    ROS 1 bag each its own connection (caller id), in a ROS 2 bag all of one connection (rosbag2 keeps none per
+    publisher); the messages written in receive-time order."""
+    from test_logs import _message, _typestore, write_bag
+
+    if kind != "ros1":
+        return write_bag(path, kind, {"/joint_states": sorted(sum(publishers, []), key=lambda m: m[0])})
+    from rosbags.rosbag1 import Writer
+
+    ts = _typestore(True)
+    with Writer(path) as writer:
+        conns = [writer.add_connection("/joint_states", "sensor_msgs/msg/JointState", typestore=ts,
+                                       callerid=f"/driver{k}") for k in range(len(publishers))]
+        tagged = sorted((m[0], k, m) for k, messages in enumerate(publishers) for m in messages)
+        for seq, (recv, k, (_, stamp, names, pos, vel, eff)) in enumerate(tagged):
+            msg = _message(ts, stamp, names, pos, vel, eff, seq=seq, ros1=True)
+            writer.write(conns[k], recv, ts.serialize_ros1(msg, "sensor_msgs/msg/JointState"))
+    return path
+
+
+def _bag(tmp_path, kind, name):
+    return tmp_path / (f"{name}.bag" if kind == "ros1" else name)
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_two_publishers_of_the_same_fields_interleaved_refused(tmp_path, kind):
+    """A driver at 100 Hz and a GUI's sliders (zeros) at 25 Hz, with the same fields, on one topic: one stream whose
+    q alternated between the motion and zeros, exit 0; now refused in one line. Two robots of one namespace too."""
+    t = 1.0 + np.arange(200) * 0.01
+    gui = t[0] + 0.003 + np.arange(50) * 0.04
+    path = _write_publishers(_bag(tmp_path, kind, "gui"), kind, [_messages(t, _motion(t)),
+                                                                  _messages(gui, np.zeros((50, 2)))])
+    with pytest.raises(DataError, match=r"topic /joint_states: its messages naming a, b alternate between two series "
+                                        r"of positions \(of 250 messages from t=1 s, 200 in one and 50 in the other; "
+                                        r"joint a: typically [0-9.]+ apart, in steps of [0-9.e-]+\); expected one "
+                                        r"publisher of the joints' positions on a topic") as refused:
+        bp.read_trajectory(path, joints=["a", "b"])
+    assert "\n" not in str(refused.value)
+    other = t + 0.005
+    path = _write_publishers(_bag(tmp_path, kind, "arms"), kind, [_messages(t, _motion(t)),
+                                                                   _messages(other, _motion(other + 0.4))])
+    with pytest.raises(DataError, match="alternate between two series of positions"):
+        bp.read_trajectory(path, joints=["a", "b"], skip_bad_rows=True)
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_publisher_restarted_read_as_before(tmp_path, kind):
+    """A driver restarted (a second connection in a ROS 1 bag), the arm moved meanwhile: one series after the
+    other, read as before, all messages; two publishers of one motion, interleaved, read as before too."""
+    t = 1.0 + np.arange(300) * 0.01
+    q = _motion(t)
+    q[150:] += 0.7                      # the arm moved while the driver was down
+    path = _write_publishers(_bag(tmp_path, kind, "restart"), kind, [_messages(t[:150], q[:150]),
+                                                                      _messages(t[150:], q[150:])])
+    traj = bp.read_trajectory(path, joints=["a", "b"])
+    assert np.allclose(traj.t, t, atol=1e-9, rtol=0) and np.array_equal(traj.q, q)
+    other = t + 0.004
+    path = _write_publishers(_bag(tmp_path, kind, "same"), kind, [_messages(t, _motion(t)),
+                                                                   _messages(other, _motion(other))])
+    traj = bp.read_trajectory(path, joints=["a", "b"])
+    assert traj.t.size == 600 and np.allclose(traj.q, _motion(traj.t), atol=1e-8, rtol=0)
+
+
+def test_a_motion_sampled_coarsely_or_noisy_is_not_two_publishers():
+    """What tells two publishers' series from one motion's samples, on the values alone (module functions): a
+    2 Hz motion at 10 Hz (its highs and lows apart by about their steps), a joint toggling between two encoder
+    counts, noise of 0.01, a continuous joint's angle wrapping at ±π, and the real logs of tests' data resampled."""
+    from baseparam.identification import _bags
+
+    def stream(t, q):
+        return _bags._Stream("/joint_states", tuple(f"j{k}" for k in range(q.shape[1])), t, t, np.arange(t.size),
+                             {"position": q})
+
+    t = np.arange(2000) * 0.01
+    rng = np.random.default_rng(0)
+    for q in (np.sin(2 * np.pi * 2 * t[::10])[:, None], 0.3 + 0.0015 * (np.arange(2000) % 2)[:, None],
+              0.3 + 0.01 * rng.standard_normal((2000, 3)), np.sin(2 * np.pi * 45 * t)[:, None],
+              np.remainder(2 * np.pi + 0.3 * np.sin(3 * t)[:, None], 2 * np.pi) - np.pi):
+        _bags._refuse_interleaved_publishers(stream(t[:len(q)], q), "position", ["j0", "j1", "j2"], "log")
+    q = np.sin(t)[:, None] * np.ones((1, 2))
+    q[::4] = 0.0
+    with pytest.raises(DataError, match="alternate between two series"):
+        _bags._refuse_interleaved_publishers(stream(t, q), "position", ["j0", "j1"], "log")
+

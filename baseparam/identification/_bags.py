@@ -127,6 +127,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if len(streams) == 1 and extra is not None:
         _exact_times(streams[0], extra, notes, source)
     names = _joint_names(streams, joints, n_dof, source, notes)
+    for s in streams:
+        _refuse_interleaved_publishers(s, _position_key(fields), names, source)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
         if width != len(names):
@@ -693,6 +695,122 @@ def _worst_disagreement(base, other, joints, key):
         if gaps[k] > tolerance and (worst is None or gaps[k] > worst[1]):
             worst = (j, float(gaps[k]), float(other.stamps[inside][k]))
     return worst
+
+
+def _position_key(fields):
+    """The JointState field read as positions (``position`` unless a column map names another)."""
+    pos = fields.get("q", "position")
+    return pos[1] if isinstance(pos, tuple) else pos
+
+
+_SERIES_GAP = 1e-2      # rad or m: two series of one joint's positions closer than this are not told from its steps
+_MIN_RETURNS = 3        # returns to a series left: a publisher's restart leaves one series for the next, never back
+_GAP_TO_STEPS = 10      # a joint's series apart by this many times their typical steps: not one motion's samples
+_SPLIT_WINDOW = 20_000  # messages split into series, from the first spike: two publishers interleave all along
+_SPIKE_ROWS = 1 << 16   # messages looked at for spikes at a time
+
+
+def _refuse_interleaved_publishers(stream, key, joints, source):
+    """DataError when the messages of ``stream`` (one topic, one set of joints and fields, sorted by time) alternate
+    between two series of positions ``key`` of the ``joints`` read: two publishers of the same joints and fields on
+    one topic (a GUI's sliders beside the driver, two robots of one namespace) were merged into one stream, q
+    alternating between the motion and zeros, exit 0. A ROS 2 bag keeps no publisher per message, so the series are
+    told apart by their values (:func:`_two_series`), then refused when a joint's series, where both run, are
+    typically apart by more than :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times their typical steps
+    (:func:`_series_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
+    series), a continuous joint wrapping at ±π and a motion sampled coarsely (its series' steps as large as their
+    gap) read as before."""
+    stream = _positions_of(stream, key, joints)
+    if stream is None or stream.order.size < 2 * _MIN_RETURNS + 2:
+        return
+    spikes = _spikes(stream.arrays[key])
+    if spikes.size < _MIN_RETURNS:
+        return
+    window = _messages(stream, slice(int(spikes[0]), int(spikes[0]) + _SPLIT_WINDOW))   # from before the first spike
+    series = _two_series(window.arrays[key])
+    if series is None:
+        return
+    first, second = (_messages(window, series == k) for k in (0, 1))
+    worst = _series_apart(first, second, stream.names, key)
+    if worst is not None:
+        j, gap, steps = worst
+        raise DataError(f"{source}: topic {printable(stream.topic)}: its messages naming "
+                        f"{shown_names(list(stream.names))} alternate between two series of positions (of "
+                        f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
+                        f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
+                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); expected one publisher of the joints' "
+                        "positions on a topic (two publishers? remove the other's messages)")
+
+
+def _positions_of(stream, key, joints):
+    """``stream`` with its positions ``key`` of the ``joints`` read alone (a gripper's left aside), or None (none)."""
+    values = stream.arrays.get(key)
+    columns = [k for k, j in enumerate(stream.names) if j in joints]
+    if values is None or not columns:
+        return None
+    return replace(stream, names=tuple(stream.names[k] for k in columns), arrays={key: values[:, columns]})
+
+
+def _spikes(values):
+    """The indices of the messages before each message of ``values`` (M, n) one of whose joints is more than
+    :data:`_SERIES_GAP` above, or below, both its neighbours: the cheap sign of two series interleaved (a smooth
+    motion turns back with small steps), before they are looked for message by message."""
+    found = []
+    for start in range(1, len(values) - 1, _SPIKE_ROWS):        # blocks: temporaries of a few MB, not the log's size
+        stop = min(start + _SPIKE_ROWS, len(values) - 1)
+        before, after = values[start:stop] - values[start - 1:stop - 1], values[start:stop] - values[start + 1:stop + 1]
+        spikes = (((before > _SERIES_GAP) & (after > _SERIES_GAP)) |
+                  ((before < -_SERIES_GAP) & (after < -_SERIES_GAP)))
+        found.append(start - 1 + np.flatnonzero(spikes.any(axis=1)))
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+def _two_series(values):
+    """Each message's series (0 or 1, (M,)) when the positions ``values`` (M, n, in time order) split into two
+    series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
+    last positions are nearest (the largest joint's gap), the second started by the first message more than
+    :data:`_SERIES_GAP` from the first's. Python floats: a message at a time, a few µs each."""
+    rows = values.tolist()
+    last, series = [rows[0], None], bytearray(len(rows))
+    for k in range(1, len(rows)):
+        row = rows[k]
+        gap = max([abs(x - y) for x, y in zip(row, last[0])])
+        if last[1] is None:
+            nearest = int(gap > _SERIES_GAP)
+        else:
+            nearest = int(max([abs(x - y) for x, y in zip(row, last[1])]) < gap)
+        last[nearest] = row
+        series[k] = nearest
+    series = np.frombuffer(series, dtype=np.uint8)
+    returns = int((np.diff(series) != 0).sum()) // 2
+    return series if returns >= _MIN_RETURNS and min(np.bincount(series, minlength=2)) >= _MIN_RETURNS else None
+
+
+def _series_apart(first, second, names, key):
+    """(joint, median gap, median steps) of the joint whose two series (streams ``first`` and ``second`` of one
+    topic) are furthest apart for their steps, when the median gap between ``second``'s positions and ``first``'s
+    interpolated at its times (within ``first``'s span; modulo 2π, a continuous joint's angle wrapped at ±π being one
+    position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of the two series' median steps;
+    else None. Medians: a motion sampled coarsely splits into series of its highs and lows, apart by about their
+    own steps, where two publishers' series are apart by far more than theirs."""
+    inside = (second.stamps >= first.stamps[0]) & (second.stamps <= first.stamps[-1])
+    if inside.sum() < _MIN_RETURNS:
+        return None
+    worst, ratio = None, 0.0
+    for k, j in enumerate(names):
+        mine, theirs = first.arrays[key][:, k], second.arrays[key][:, k]
+        gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, mine))
+        gap = _finite_median(np.abs(gaps - 2 * np.pi * np.round(gaps / (2 * np.pi))))
+        steps = sum(_finite_median(np.abs(np.diff(v))) for v in (mine, theirs))
+        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps and gap > ratio * steps:
+            worst, ratio = (j, gap, steps), gap / max(steps, np.finfo(float).tiny)
+    return worst
+
+
+def _finite_median(values):
+    """The median of the finite ``values`` (1-D), 0.0 when none is (no warning of numpy's for an empty median)."""
+    values = values[np.isfinite(values)]
+    return float(np.median(values)) if values.size else 0.0
 
 
 def _refuse_two_sources(used, names, chosen, provides, source):
