@@ -145,3 +145,76 @@ def test_a_motion_sampled_coarsely_or_noisy_is_not_two_publishers():
     with pytest.raises(DataError, match="alternate between two series"):
         _bags._refuse_interleaved_publishers(stream(t, q), "position", ["j0", "j1"], "log")
 
+
+# -- an HDF5 attribute in dense storage: a heap not read, a heap holding copies ----------------------------------------
+
+def _dense_names(path, names, rewritten=None):
+    """A log whose root keeps its attributes in dense storage (a fractal heap), joint_names among them; ``rewritten``:
+    names written over the first ones, after another attribute took the room after them (the former message stays in
+    the heap's free space)."""
+    import h5py
+
+    with h5py.File(path, "w", libver="latest", track_order=True) as h5:
+        h5["q"] = np.zeros((5, len(rewritten or names)))
+        for k in range(12):
+            h5.attrs[f"note{k}"] = k
+        h5.attrs["joint_names"] = np.array(names, dtype=h5py.string_dtype())
+        h5.attrs["after"] = 1
+    if rewritten is not None:
+        with h5py.File(path, "a") as h5:
+            h5.attrs["joint_names"] = np.array(rewritten, dtype=h5py.string_dtype())
+    return path
+
+
+def test_a_dense_attribute_written_over_read_its_copies_bounded(tmp_path):
+    """Written over, the attribute's former message (2 names) stays in the heap beside the new one: the name found
+    twice was taken as not read, and 7 names bounded at 4 GiB each were refused past the memory budget ('they could
+    take 30.1 GB'); each copy of the attribute's shape is now bounded, and the file read."""
+    from baseparam.identification._arrays import h5_joint_names
+
+    joints = [f"joint{k}" for k in range(7)]
+    path = _dense_names(tmp_path / "log.h5", ["a", "b"], rewritten=joints)
+    assert path.read_bytes().count(b"joint_names\0") == 2
+    assert h5_joint_names(path, "log.h5") == joints
+
+
+@pytest.mark.parametrize("damage", ["blocks", "messages"])
+def test_a_dense_attribute_whose_heap_is_not_read_refused(tmp_path, monkeypatch, damage):
+    """A heap of attributes this reader cannot walk, or holding no message of the attribute (damage libhdf5 may not
+    see): it allowed 4 GiB a name, up to the memory budget (here one name: read, its lengths unchecked); refused in
+    one line."""
+    from baseparam.identification import _h5_headers
+    from baseparam.identification._arrays import h5_joint_names
+
+    path = _dense_names(tmp_path / "log.h5", ["j0"])
+    assert h5_joint_names(path, "log.h5") == ["j0"]
+
+    def unreadable(*args):
+        raise _h5_headers._Damaged
+
+    if damage == "blocks":
+        monkeypatch.setattr(_h5_headers, "_heap_blocks", unreadable)
+        said = r"its fractal heap at address \d+ is not one libhdf5 writes"
+    else:
+        monkeypatch.setattr(_h5_headers, "_occurrences", lambda data, wanted: iter(()))
+        said = r"its fractal heap at address \d+ holds no message of it"
+    with pytest.raises(DataError, match=rf"^log.h5: attribute joint_names: kept in dense storage, but {said} \(a "
+                                        r"damaged file\): its names' lengths cannot be checked before libhdf5 reads "
+                                        r"them; not read$"):
+        h5_joint_names(path, "log.h5")
+
+
+def test_a_dense_attribute_beside_an_attribute_of_17_mib_read(tmp_path):
+    """A calibration of 17 MiB beside joint_names in the heap (a huge object, past the bytes read for one object):
+    the heap was taken as not read, and 7 names refused at 4 GiB each; an object too long to be the attribute
+    sought is no longer read, and the names are."""
+    import h5py
+
+    from baseparam.identification._arrays import h5_joint_names
+
+    path = tmp_path / "log.h5"
+    with h5py.File(path, "w", libver="latest", track_order=True) as h5:
+        h5["q"] = np.zeros((5, 7))
+        h5.attrs["joint_names"] = np.array([f"j{k}" for k in range(7)], dtype=h5py.string_dtype())
+        h5.attrs["calibration"] = np.zeros(17 << 17)
+    assert h5_joint_names(path, "log.h5") == [f"j{k}" for k in range(7)]

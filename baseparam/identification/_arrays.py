@@ -21,7 +21,7 @@ from ..motion import check_motion_size
 from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
                       _coarse_time, _one_line)
-from ._h5_headers import attribute_bytes, compact_bytes
+from ._h5_headers import DamagedHeap, attribute_bytes, compact_bytes
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
 from ._names import _UNIT_HINT
@@ -512,20 +512,25 @@ def _bound_vlen_attribute(h5file, attr, where):
     """Refuse the root attribute ``joint_names`` (``attr``, an h5py AttrID) of variable-length text whose names would
     take more than :func:`_vlen_cap` bytes, before libhdf5 reads it: h5py reads an attribute whole, each cell's
     declared length allocated first (a crafted file of a few kB declaring names of a gigabyte, or cells all pointing
-    to one long text, took gigabytes). The stored references are read from the file's root object header; an
-    attribute whose storage is not read plainly there nor in its fractal heap (dense storage) is bounded by
-    :func:`_bound_unchecked_attribute`."""
+    to one long text, took gigabytes). The stored references are read from the file's root object header or its
+    fractal heap (dense storage; each copy the heap holds under the name); an attribute whose storage is not read
+    plainly there (a shared message) is bounded by :func:`_bound_unchecked_attribute`, and one whose heap is damaged
+    refused (it was bounded so too: 4 GiB a name, up to the memory budget)."""
     import h5py
 
     count = math.prod(attr.shape or ())
     if h5py.check_string_dtype(attr.dtype) is None or attr.dtype.kind in "SU" or not 0 < count <= MAX_COLUMNS:
         return                          # fixed-length text or not text: _h5_names checks it from its shape and dtype
     ref, cap = _reference(h5file), _vlen_cap(h5file)
-    raw = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize)
-    if raw is not None:
-        _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
-    else:
+    try:
+        copies = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize, count)
+    except DamagedHeap as exc:
+        raise DataError(f"{where}: kept in dense storage, but {exc} (a damaged file): its names' lengths cannot be "
+                        "checked before libhdf5 reads them; not read") from None
+    if copies is None:
         _bound_unchecked_attribute(count, cap, where)
+    for raw in copies or ():        # every copy the heap holds: libhdf5 reads one of them
+        _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
 
 
 def _bound_unchecked_attribute(count, cap, where):
