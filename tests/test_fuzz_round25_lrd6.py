@@ -1,7 +1,10 @@
 """Round 25, helper lrd6: the readers' last leftovers (issue 28).
 
 A cache folder writable by a group named as the user was taken as writable by the user alone though another user
-had that group as primary group (listed in the password database, not in the group's members)."""
+had that group as primary group (listed in the password database, not in the group's members). Two publishers of the
+same joints and fields on one bag topic were merged into one stream (q alternating between the motion and zeros).
+An HDF5 joint_names attribute in a heap not read was allowed 4 GiB a name, and one in a heap holding it twice (written
+over) or beside a huge attribute refused. A header stamp of 10⁹ nanoseconds or more moved its message seconds away."""
 import collections
 
 import numpy as np
@@ -218,3 +221,46 @@ def test_a_dense_attribute_beside_an_attribute_of_17_mib_read(tmp_path):
         h5.attrs["joint_names"] = np.array([f"j{k}" for k in range(7)], dtype=h5py.string_dtype())
         h5.attrs["calibration"] = np.zeros(17 << 17)
     assert h5_joint_names(path, "log.h5") == [f"j{k}" for k in range(7)]
+
+
+# -- a header stamp of a second or more of nanoseconds -----------------------------------------------------------------
+
+def _write_stamped(path, kind, stamps):
+    """A bag of /joint_states (joints a, b) written by rosbags' writers, message k stamped ``stamps[k]`` = (sec,
+    nanosec) as given (not normalized), received 10 ms apart."""
+    from test_logs import _message, _typestore
+
+    ros1, msgtype = kind == "ros1", "sensor_msgs/msg/JointState"
+    ts = _typestore(ros1)
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP if kind == "mcap" else StoragePlugin.SQLITE3)
+    with writer:
+        conn = writer.add_connection("/joint_states", msgtype, typestore=ts)
+        for k, (sec, nanosec) in enumerate(stamps):
+            msg = _message(ts, 0, ["a", "b"], [0.1 * k, -0.1 * k], [1.0, 1.0], [2.0, 2.0], seq=k, ros1=ros1)
+            msg.header.stamp = ts.types["builtin_interfaces/msg/Time"](sec=sec, nanosec=nanosec)
+            data = ts.serialize_ros1(msg, msgtype) if ros1 else ts.serialize_cdr(msg, msgtype)
+            writer.write(conn, 1_000_000_000 + 10_000_000 * k, data)
+    return path
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_header_stamp_of_a_second_of_nanoseconds_is_a_damaged_message(tmp_path, kind):
+    """A bit flipped in a stamp's nanoseconds (2.8·10⁹): the stamp 2.8 s past its neighbours, the message sorted
+    to the end with a note only, a gap of 2.8 s in the motion and its values there. ROS's Time keeps nanoseconds
+    below a second: a damaged message, refused in one line or dropped."""
+    stamps = [(1, 10_000_000 * k) for k in range(30)]
+    stamps[12] = (1, 2_800_000_000)
+    path = _write_stamped(_bag(tmp_path, kind, "stamps"), kind, stamps)
+    with pytest.raises(DataError, match=r"topic /joint_states: message 12: damaged JointState \(header stamp: "
+                                        r"2800000000 nanoseconds, not below 10⁹ \(a damaged stamp\)\)"):
+        bp.read_trajectory(path, joints=["a", "b"])
+    traj = bp.read_trajectory(path, joints=["a", "b"], skip_bad_rows=True)
+    assert [k for k, _ in traj.skipped] == [12] and traj.t.size == 29 and traj.t[-1] < 1.3
+    stamps[12] = (1, 120_000_000)
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "valid"), kind, stamps), joints=["a", "b"])
+    assert traj.t.size == 30 and np.allclose(traj.q[:, 0], 0.1 * np.arange(30))

@@ -48,7 +48,7 @@ from .._checks import counted, shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
-from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, decode_rows
+from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, NANOSECONDS, decode_rows, stamp_problem
 from ._columns import (SHOWN_NAMES, _check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_name,
                        shown_names, torque_excluded)
 from .._validation import check_option, comma_list
@@ -128,7 +128,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
         _exact_times(streams[0], extra, notes, source)
     names = _joint_names(streams, joints, n_dof, source, notes)
     for s in streams:
-        _refuse_interleaved_publishers(s, _position_key(fields), names, source)
+        _refuse_interleaved_publishers(s, _field_key(fields.get("q", "position")), names, source)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
         if width != len(names):
@@ -398,6 +398,9 @@ def deserialized(topic, entry, source):
                 yield int(indices[i]), int(log_times[i]), None, _one_line(exc)
                 continue
             stamp = getattr(getattr(msg, "header", None), "stamp", None)
+            if stamp is not None and stamp.nanosec >= NANOSECONDS:
+                yield int(indices[i]), int(log_times[i]), None, stamp_problem(stamp.nanosec)
+                continue
             seconds = stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0
             yield int(indices[i]), int(log_times[i]), seconds, msg
 
@@ -650,6 +653,11 @@ def _fields_of(stream):
     return [f for f, a in stream.arrays.items() if a is not None]
 
 
+# the end of a refusal of two publishers' positions on one topic
+_ONE_PUBLISHER = ("expected one publisher of the joints' positions on a topic (two publishers? remove the other's "
+                  "messages)")
+
+
 def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
     """DataError when a stream of ``base``'s topic giving the same joints' positions and more fields than ``base``
     (which sets the times for its more messages) disagrees with ``base``'s positions where both cover the time: a
@@ -657,7 +665,7 @@ def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
     the log's times and q (zeros), the driver's velocities and efforts interpolated at them, exit 0. Two publishers
     of one motion agree (to the motion's own steps between samples) and read as before, on ``base``'s times."""
     joints = [j for j in names if provides(base, pos, j)]
-    key = pos[1] if isinstance(pos, tuple) else pos
+    key = _field_key(pos)
     for other in streams:
         if (other is base or other.topic != base.topic or len(_fields_of(other)) <= len(_fields_of(base))
                 or not all(provides(other, pos, j) for j in joints)):
@@ -668,8 +676,7 @@ def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
             raise DataError(f"{source}: joint {shown_name(j)}: the {counted(base.order.size, 'messages')} of "
                             f"{printable(base.topic)} with {', '.join(_fields_of(base))} and its "
                             f"{counted(other.order.size, 'messages')} with {', '.join(_fields_of(other))} give "
-                            f"positions {gap:.6g} apart at t={t:.9g} s; expected one publisher of the joints' "
-                            "positions on a topic (two publishers? remove the other's messages)")
+                            f"positions {gap:.6g} apart at t={t:.9g} s; {_ONE_PUBLISHER}")
 
 
 _FLOAT32_EPS = float(np.finfo(np.float32).eps)
@@ -697,10 +704,9 @@ def _worst_disagreement(base, other, joints, key):
     return worst
 
 
-def _position_key(fields):
-    """The JointState field read as positions (``position`` unless a column map names another)."""
-    pos = fields.get("q", "position")
-    return pos[1] if isinstance(pos, tuple) else pos
+def _field_key(entry):
+    """The message field of a field map's ``entry`` (a JointState field, or TOPIC:FIELD as (topic, field))."""
+    return entry[1] if isinstance(entry, tuple) else entry
 
 
 _SERIES_GAP = 1e-2      # rad or m: two series of one joint's positions closer than this are not told from its steps
@@ -738,8 +744,7 @@ def _refuse_interleaved_publishers(stream, key, joints, source):
                         f"{shown_names(list(stream.names))} alternate between two series of positions (of "
                         f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
                         f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
-                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); expected one publisher of the joints' "
-                        "positions on a topic (two publishers? remove the other's messages)")
+                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
 
 
 def _positions_of(stream, key, joints):
