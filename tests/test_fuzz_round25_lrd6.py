@@ -264,3 +264,21 @@ def test_a_header_stamp_of_a_second_of_nanoseconds_is_a_damaged_message(tmp_path
     stamps[12] = (1, 120_000_000)
     traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "valid"), kind, stamps), joints=["a", "b"])
     assert traj.t.size == 30 and np.allclose(traj.q[:, 0], 0.1 * np.arange(30))
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_header_stamps_left_zero_after_stamped_ones_are_damaged_messages(tmp_path, kind):
+    """Two messages in three left unstamped (zero) among stamped ones: sorted to the start, with skip_bad_rows the
+    first was kept at 0 s with the values of 1.01 s, a gap of a second before the motion (the others dropped as
+    duplicate times). They are damaged messages now: refused in one line, or dropped. A simulation's clock starting
+    at 0 s (its first message stamped zero) reads as before."""
+    stamps = [(1, 10_000_000 * k) if k % 3 == 0 else (0, 0) for k in range(30)]
+    path = _write_stamped(_bag(tmp_path, kind, "unset"), kind, stamps)
+    with pytest.raises(DataError, match=r"topic /joint_states: message 1: damaged JointState \(header stamp zero "
+                                        r"\(unset\) after stamped messages\); 19 more damaged messages"):
+        bp.read_trajectory(path, joints=["a", "b"])
+    traj = bp.read_trajectory(path, joints=["a", "b"], skip_bad_rows=True)
+    assert traj.t[0] == 1.0 and traj.t.size == 10 and np.allclose(traj.q[:, 0], 0.1 * np.arange(0, 30, 3))
+    simulated = [(0, 10_000_000 * k) for k in range(30)]
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "sim"), kind, simulated), joints=["a", "b"])
+    assert traj.t[0] == 0.0 and traj.t.size == 30 and traj.skipped == ()

@@ -460,12 +460,15 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
     ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
-    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.)"""
+    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.) A header
+    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`)."""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
     if clock == "receive":
         stream = _receive_order(stream, source, damaged)
+    else:
+        stream = _unset_stamps(stream, source, damaged)
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
         return replace(stream, stamps=times, clock=clock)
@@ -523,6 +526,26 @@ def _receive_order(stream, source, damaged):
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
     damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
     return _messages(stream, ~np.isin(stream.order, list(late)))
+
+
+def _unset_stamps(stream, source, damaged):
+    """The stream without the messages whose header stamp is zero after a stamped message in the topic's file order
+    (:func:`_with_clock`): ROS's time zero, a stamp left unset (a publisher that stamps some messages only, or two
+    publishers of whom one does not stamp); sorted to the start, the first such message was kept at 0 s with the
+    values of a later instant (the others dropped as duplicate times). A simulation's clock starting at 0 s stamps
+    its first messages zero, before any other: read as before."""
+    files = np.argsort(stream.order, kind="stable")
+    stamps = stream.stamps[files]
+    stamped = np.flatnonzero(stamps)
+    unset = (stamps == 0) & (np.arange(stamps.size) > stamped[0]) if stamped.size else None
+    if unset is None or not unset.any():
+        return stream
+    indices = stream.order[files][unset]
+    reason = "header stamp zero (unset) after stamped messages"
+    if damaged is None:
+        raise DataError(f"{source}: topic {stream.topic}: message {int(indices[0])}: {reason}")
+    damaged += [(stream.topic, int(index), reason) for index in indices]
+    return _messages(stream, ~np.isin(stream.order, indices))
 
 
 def _exact_times(stream, extra, notes, source):
