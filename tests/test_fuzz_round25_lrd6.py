@@ -282,3 +282,33 @@ def test_header_stamps_left_zero_after_stamped_ones_are_damaged_messages(tmp_pat
     simulated = [(0, 10_000_000 * k) for k in range(30)]
     traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "sim"), kind, simulated), joints=["a", "b"])
     assert traj.t[0] == 0.0 and traj.t.size == 30 and traj.skipped == ()
+
+
+# -- joint names of the robot's in another case, in another order -----------------------------------------------------
+
+@pytest.mark.parametrize("ext", [".npz", ".h5"])
+def test_the_robots_names_in_another_case_and_order_refused(tmp_path, ext):
+    """joint_names [B, A, C] for the robot's [a, b, c]: none of the robot's names as written, so the file was read
+    by position (an unnamed export's), its B column going to a without a word; now refused in one line. The same
+    names in the robot's order read as before (by position: right)."""
+    import h5py
+
+    t = 1.0 + np.arange(10) * 0.01
+
+    def log(name, order):
+        path = tmp_path / f"{name}{ext}"
+        q = np.stack([np.sin(t + "abc".index(j.lower())) for j in order], axis=1)
+        if ext == ".npz":
+            np.savez(path, t=t, q=q, joint_names=np.array(order))
+        else:
+            with h5py.File(path, "w") as h5:
+                h5["t"], h5["q"] = t, q
+                h5.attrs["joint_names"] = np.array(order, dtype=h5py.string_dtype())
+        return path
+
+    with pytest.raises(DataError, match=r"the file names its joints B, A, C, the robot a, b, c: the same names in "
+                                        r"another case or Unicode form and another order \(the file's joint 1, B, is "
+                                        r"the robot's joint 2\); names are compared as written"):
+        bp.read_trajectory(log("other", ["B", "A", "C"]), joints=["a", "b", "c"])
+    traj = bp.read_trajectory(log("same", ["A", "B", "C"]), joints=["a", "b", "c"])
+    assert np.array_equal(traj.q, np.stack([np.sin(t + k) for k in range(3)], axis=1))
