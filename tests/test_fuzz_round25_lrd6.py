@@ -312,3 +312,46 @@ def test_the_robots_names_in_another_case_and_order_refused(tmp_path, ext):
         bp.read_trajectory(log("other", ["B", "A", "C"]), joints=["a", "b", "c"])
     traj = bp.read_trajectory(log("same", ["A", "B", "C"]), joints=["a", "b", "c"])
     assert np.array_equal(traj.q, np.stack([np.sin(t + k) for k in range(3)], axis=1))
+
+
+# -- a global heap collection libhdf5 reads without end ----------------------------------------------------------------
+
+def _endless_collection(path, as_dataset):
+    """A log whose joint_names (variable-length text: an attribute, or a dataset) have their texts in a global heap
+    collection whose free space declares 0 bytes: libhdf5 1.14 reads that object again and again."""
+    import h5py
+    import struct
+
+    with h5py.File(path, "w") as h5:
+        h5["t"], h5["q"] = np.arange(10) * 0.01, np.zeros((10, 3))
+        names = np.array(["a", "b", "c"], dtype=h5py.string_dtype())
+        if as_dataset:
+            h5["joint_names"] = names
+        else:
+            h5.attrs["joint_names"] = names
+    raw = bytearray(path.read_bytes())
+    at = raw.index(b"GCOL")
+    end, k = at + struct.unpack_from("<Q", raw, at + 8)[0], at + 16
+    while struct.unpack_from("<H", raw, k)[0]:          # past the objects (index, refs, reserved, size, padded data)
+        k += 16 + -(-struct.unpack_from("<Q", raw, k + 8)[0] // 8) * 8
+    assert k < end
+    struct.pack_into("<Q", raw, k + 8, 0)                # the free space (index 0): 0 bytes
+    path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("as_dataset", [False, True])
+def test_names_in_a_collection_libhdf5_reads_without_end_refused(tmp_path, as_dataset):
+    """Found by fuzzing (20 bytes inserted in a 13 kB file): the read never ended, inside libhdf5 where no signal
+    reaches it (a child process here, killed after 60 s before the fix); the collection is walked first now, and the
+    file refused in one line."""
+    import subprocess
+    import sys
+
+    path = _endless_collection(tmp_path / "log.h5", as_dataset)
+    code = (f"import baseparam as bp\ntry:\n    bp.read_trajectory({str(path)!r}, joints=['a', 'b', 'c'])\n"
+            "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith(f"DataError {path}: ") and "\n" not in done.stdout.strip(), done.stdout[-300:]
+    assert ("holds a free space of 0 bytes at offset" in done.stdout
+            and "(a damaged file: libhdf5 would read the names there without end); not read" in done.stdout)

@@ -65,6 +65,41 @@ class DamagedHeap(Exception):
     attribute sought: a damaged file (libhdf5 writes these heaps without I/O filters); its message says what."""
 
 
+def collection_problem(h5file, address):
+    """What is wrong with the global heap collection at ``address`` (HDF5 file format specification, section III.E;
+    it holds variable-length strings' texts) that libhdf5 would read for ever, or None (nothing, or not read here:
+    another driver, a collection larger than read for one object). Its objects are walked as libhdf5 walks them
+    (H5HG__cache_heap_deserialize): each one's header and data, and a free-space object (index 0) its size on,
+    header included; one of size 0 does not move on, and libhdf5 1.14 loops there without end (a crafted or
+    damaged file of 13 kB hung the reader)."""
+    try:
+        size = h5file.id.get_filesize()
+        n = h5file.id.get_create_plist().get_sizes()[1]
+    except (AttributeError, ValueError, TypeError, OSError, RuntimeError):
+        return None
+    if h5file.driver not in ("sec2", "stdio"):
+        return None
+    try:
+        with open(h5file.filename, "rb") as stream:
+            reader = _Reader(stream, h5file.userblock_size, size)
+            head = reader.read(address, 8 + n)
+            if head[:4] != b"GCOL":
+                return f"no global heap collection at address {address}"
+            data = reader.read(address, int.from_bytes(head[8:8 + n], "little"))
+    except (OSError, _OverBound):
+        return None
+    except _Damaged:
+        return f"the global heap collection at address {address} goes past the end of the file"
+    at = 8 + n
+    while at + 8 + n <= len(data):          # a remainder too short for an object's header: free space
+        index, length = struct.unpack_from("<H", data, at)[0], int.from_bytes(data[at + 8:at + 8 + n], "little")
+        step = 8 + n + -(-length // 8) * 8 if index else length
+        if step == 0:
+            return f"the global heap collection at address {address} holds a free space of 0 bytes at offset {at}"
+        at += step
+    return None
+
+
 def _heap_address(info, addr_size):
     """The address of the fractal heap of an object's attributes from its attribute info message ``info``, or None
     (none: the attributes are in the header)."""
