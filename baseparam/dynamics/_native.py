@@ -194,7 +194,8 @@ def _ours_alone(info, folder=False, above=False):
 
 
 def _private_group(gid):
-    """Whether the group ``gid`` is this user's private group: named as the user, no other member listed."""
+    """Whether the group ``gid`` is this user's private group: named as the user, no other member listed, and no
+    other user's primary group (:func:`_primary_group_of_another`)."""
     try:
         import grp
         import pwd
@@ -202,7 +203,27 @@ def _private_group(gid):
         group, user = grp.getgrgid(gid), pwd.getpwuid(os.geteuid())
     except (ImportError, KeyError, OverflowError):
         return False
-    return group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+    return (group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+            and not _primary_group_of_another(gid, user.pw_uid))
+
+
+_MAX_USERS = 1 << 16        # password entries looked through; a directory of more is not read (the group not private)
+
+
+def _primary_group_of_another(gid, uid):
+    """Whether ``gid`` is the primary group of a user other than ``uid``, who is in the group without being listed
+    in its members (the password database names a user's primary group, the group database only its other members).
+    True when the database holds more than :data:`_MAX_USERS` entries: a directory service of many users is not
+    looked through for each folder checked, and the group is then taken as shared."""
+    import pwd
+
+    try:
+        entries = pwd.getpwall()
+    except OSError:             # a directory service that cannot be read: whose group it is, unknown
+        return True
+    if len(entries) > _MAX_USERS:
+        return True
+    return any(entry.pw_gid == gid and entry.pw_uid != uid for entry in entries)
 
 
 _UNTRUSTED_SAID = set()         # the caches this process has said it does not use

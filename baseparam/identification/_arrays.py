@@ -21,7 +21,7 @@ from ..motion import check_motion_size
 from ..errors import DataError
 from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
                       _coarse_time, _one_line)
-from ._h5_headers import attribute_bytes, compact_bytes
+from ._h5_headers import DamagedHeap, attribute_bytes, collection_problem, compact_bytes
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
 from ._names import _UNIT_HINT
@@ -425,10 +425,10 @@ def _reference(h5file):
     return np.dtype([("length", "<u4"), ("heap", f"V{addr}"), ("index", "<u4")])
 
 
-def _stored_lengths(dataset):
-    """The stored length in bytes of each variable-length string of ``dataset`` (S, n), as (row offset, lengths (r, n))
-    pieces in any order; None when its layout or filters hide them (unallocated chunks, filters other than deflate
-    and shuffle, a header not read plainly)."""
+def _stored_references(dataset):
+    """The stored reference (:func:`_reference`: length in bytes, global heap address, index) of each variable-length
+    string of ``dataset`` (S, n), as (row offset, references (r, n)) pieces in any order; None when its layout or
+    filters hide them (unallocated chunks, filters other than deflate and shuffle, a header not read plainly)."""
     import h5py
 
     dcpl = dataset.id.get_create_plist()
@@ -440,7 +440,7 @@ def _stored_lengths(dataset):
     layout = dcpl.get_layout()
     if layout == h5py.h5d.COMPACT:
         raw = compact_bytes(dataset.file, dataset.id, dataset.size * ref.itemsize)
-        yield None if raw is None else (0, np.frombuffer(raw, ref)["length"].reshape(-1, n))
+        yield None if raw is None else (0, np.frombuffer(raw, ref).reshape(-1, n))
         return
     if layout == h5py.h5d.CONTIGUOUS:
         offset = dataset.id.get_offset()
@@ -452,7 +452,7 @@ def _stored_lengths(dataset):
             rows = max(1, MAX_NAMES_BYTES // (n * ref.itemsize))
             for start in range(0, dataset.shape[0], rows):
                 data = stream.read(min(rows, dataset.shape[0] - start) * n * ref.itemsize)
-                yield start, np.frombuffer(data, ref)["length"].reshape(-1, n)
+                yield start, np.frombuffer(data, ref).reshape(-1, n)
         return
     filters = [dcpl.get_filter(k)[0] for k in range(dcpl.get_nfilters())]
     chunks = dcpl.get_chunk() if layout == h5py.h5d.CHUNKED else None
@@ -466,9 +466,9 @@ def _stored_lengths(dataset):
         for bit in reversed(range(len(filters))):
             if not mask & (1 << bit):
                 data = _unfiltered(filters[bit], data, ref.itemsize)
-        lengths = np.frombuffer(data, ref)["length"].reshape(chunks)
-        lengths = lengths[tuple(slice(0, size - at) for size, at in zip(dataset.shape, corner))]
-        yield corner[0], lengths.reshape(len(lengths), -1)
+        references = np.frombuffer(data, ref).reshape(chunks)
+        references = references[tuple(slice(0, size - at) for size, at in zip(dataset.shape, corner))]
+        yield corner[0], references.reshape(len(references), -1)
 
 
 def _unfiltered(code, data, itemsize):
@@ -485,47 +485,70 @@ def _too_long(where, row, cap):
                      "pointing to one long text?)")
 
 
-def _check_stored_lengths(pieces, cap, where):
-    """True once the stored lengths ``pieces`` ((row offset, lengths (r, n)) each, as :func:`_stored_lengths`)
-    add up to at most ``cap`` bytes, else DataError naming the row where they exceed it; False when a piece is None
-    (the lengths cannot be read first)."""
-    total = 0
+def _check_stored_lengths(pieces, h5file, where):
+    """True once the stored references ``pieces`` ((row offset, references (r, n)) each, as
+    :func:`_stored_references`) of ``h5file`` declare lengths adding up to at most :func:`_vlen_cap` bytes, else
+    DataError naming the row where they exceed it, and point to global heap collections that libhdf5 reads to an end
+    (:func:`_refuse_endless_collections`); False when a piece is None (the references cannot be read first)."""
+    total, cap, collections = 0, _vlen_cap(h5file), set()
     for piece in pieces:
         if piece is None:
             return False
-        start, lengths = piece
-        per_row = np.cumsum(lengths.sum(axis=1, dtype=np.int64)) + total
+        start, references = piece
+        per_row = np.cumsum(references["length"].sum(axis=1, dtype=np.int64)) + total
         if len(per_row) and per_row[-1] > cap:
             raise _too_long(where, start + int(np.searchsorted(per_row, cap, side="right")), cap)
         total = int(per_row[-1]) if len(per_row) else total
+        if len(collections) < _MAX_COLLECTIONS:
+            collections.update(np.unique(references["heap"][references["length"] > 0]).tolist())
+    _refuse_endless_collections(h5file, collections, where)
     return True
+
+
+_MAX_COLLECTIONS = 1 << 12      # global heap collections checked (4 kB each at least): a file's names use a few
+
+
+def _refuse_endless_collections(h5file, collections, where):
+    """DataError when one of the global heap ``collections`` (their addresses, bytes as stored) of ``h5file`` is one
+    libhdf5 would read without end (:func:`._h5_headers.collection_problem`): a damaged file of 13 kB hung the
+    reader in libhdf5, where no signal reaches it."""
+    for stored in sorted(collections)[:_MAX_COLLECTIONS]:
+        problem = collection_problem(h5file, int.from_bytes(stored, "little"))
+        if problem is not None:
+            raise DataError(f"{where}: {problem} (a damaged file: libhdf5 would read the names there without end); "
+                            "not read")
 
 
 def _bound_vlen_names(dataset, where):
     """True once the names stored in ``dataset`` (variable-length strings, (S, n)) are found to take at most
     :func:`_vlen_cap` bytes, else DataError naming the row where they exceed it, before any is read; False when the
     stored lengths cannot be read first (each cell's name then counted as read, :class:`_CountedCells`)."""
-    return _check_stored_lengths(_stored_lengths(dataset), _vlen_cap(dataset), where)
+    return _check_stored_lengths(_stored_references(dataset), dataset.file, where)
 
 
 def _bound_vlen_attribute(h5file, attr, where):
     """Refuse the root attribute ``joint_names`` (``attr``, an h5py AttrID) of variable-length text whose names would
     take more than :func:`_vlen_cap` bytes, before libhdf5 reads it: h5py reads an attribute whole, each cell's
     declared length allocated first (a crafted file of a few kB declaring names of a gigabyte, or cells all pointing
-    to one long text, took gigabytes). The stored references are read from the file's root object header; an
-    attribute whose storage is not read plainly there nor in its fractal heap (dense storage) is bounded by
-    :func:`_bound_unchecked_attribute`."""
+    to one long text, took gigabytes). The stored references are read from the file's root object header or its
+    fractal heap (dense storage; each copy the heap holds under the name); an attribute whose storage is not read
+    plainly there (a shared message) is bounded by :func:`_bound_unchecked_attribute`, and one whose heap is damaged
+    refused (it was bounded so too: 4 GiB a name, up to the memory budget)."""
     import h5py
 
     count = math.prod(attr.shape or ())
     if h5py.check_string_dtype(attr.dtype) is None or attr.dtype.kind in "SU" or not 0 < count <= MAX_COLUMNS:
         return                          # fixed-length text or not text: _h5_names checks it from its shape and dtype
     ref, cap = _reference(h5file), _vlen_cap(h5file)
-    raw = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize)
-    if raw is not None:
-        _check_stored_lengths([(0, np.frombuffer(raw, ref)["length"].reshape(-1, 1))], cap, where)
-    else:
+    try:
+        copies = attribute_bytes(h5file, h5file.id, "joint_names", count * ref.itemsize, count)
+    except DamagedHeap as exc:
+        raise DataError(f"{where}: kept in dense storage, but {exc} (a damaged file): its names' lengths cannot be "
+                        "checked before libhdf5 reads them; not read") from None
+    if copies is None:
         _bound_unchecked_attribute(count, cap, where)
+    for raw in copies or ():        # every copy the heap holds: libhdf5 reads one of them
+        _check_stored_lengths([(0, np.frombuffer(raw, ref).reshape(-1, 1))], h5file, where)
 
 
 def _bound_unchecked_attribute(count, cap, where):

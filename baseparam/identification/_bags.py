@@ -48,7 +48,7 @@ from .._checks import counted, shown
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
-from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, decode_rows
+from ._cdr import ARRAYS, JOINT_STATE, JOINT_STATE_MSGDEF, NANOSECONDS, decode_rows, stamp_problem
 from ._columns import (SHOWN_NAMES, _check_fields, _normalize_map, matched_joints, refuse_shared_sources, shown_name,
                        shown_names, torque_excluded)
 from .._validation import check_option, comma_list
@@ -127,6 +127,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     if len(streams) == 1 and extra is not None:
         _exact_times(streams[0], extra, notes, source)
     names = _joint_names(streams, joints, n_dof, source, notes)
+    for s in streams:
+        _refuse_interleaved_publishers(s, _field_key(fields.get("q", "position")), names, source)
     for s in generic:
         width = next(iter(s.arrays.values())).shape[1]
         if width != len(names):
@@ -396,6 +398,9 @@ def deserialized(topic, entry, source):
                 yield int(indices[i]), int(log_times[i]), None, _one_line(exc)
                 continue
             stamp = getattr(getattr(msg, "header", None), "stamp", None)
+            if stamp is not None and stamp.nanosec >= NANOSECONDS:
+                yield int(indices[i]), int(log_times[i]), None, stamp_problem(stamp.nanosec)
+                continue
             seconds = stamp.sec + stamp.nanosec * 1e-9 if stamp is not None else 0.0
             yield int(indices[i]), int(log_times[i]), seconds, msg
 
@@ -455,12 +460,15 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     its values elsewhere in the motion with a note only. Such messages are damaged ones, found as a CSV's late rows
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
     ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
-    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.)"""
+    numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.) A header
+    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`)."""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
     if clock == "receive":
         stream = _receive_order(stream, source, damaged)
+    else:
+        stream = _unset_stamps(stream, source, damaged)
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
         return replace(stream, stamps=times, clock=clock)
@@ -518,6 +526,26 @@ def _receive_order(stream, source, damaged):
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {reason}")
     damaged += [(stream.topic, index, reason) for index, reason in sorted(late.items())]
     return _messages(stream, ~np.isin(stream.order, list(late)))
+
+
+def _unset_stamps(stream, source, damaged):
+    """The stream without the messages whose header stamp is zero after a stamped message in the topic's file order
+    (:func:`_with_clock`): ROS's time zero, a stamp left unset (a publisher that stamps some messages only, or two
+    publishers of whom one does not stamp); sorted to the start, the first such message was kept at 0 s with the
+    values of a later instant (the others dropped as duplicate times). A simulation's clock starting at 0 s stamps
+    its first messages zero, before any other: read as before."""
+    files = np.argsort(stream.order, kind="stable")
+    stamps = stream.stamps[files]
+    stamped = np.flatnonzero(stamps)
+    unset = (stamps == 0) & (np.arange(stamps.size) > stamped[0]) if stamped.size else None
+    if unset is None or not unset.any():
+        return stream
+    indices = stream.order[files][unset]
+    reason = "header stamp zero (unset) after stamped messages"
+    if damaged is None:
+        raise DataError(f"{source}: topic {stream.topic}: message {int(indices[0])}: {reason}")
+    damaged += [(stream.topic, int(index), reason) for index in indices]
+    return _messages(stream, ~np.isin(stream.order, indices))
 
 
 def _exact_times(stream, extra, notes, source):
@@ -648,6 +676,11 @@ def _fields_of(stream):
     return [f for f, a in stream.arrays.items() if a is not None]
 
 
+# the end of a refusal of two publishers' positions on one topic
+_ONE_PUBLISHER = ("expected one publisher of the joints' positions on a topic (two publishers? remove the other's "
+                  "messages)")
+
+
 def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
     """DataError when a stream of ``base``'s topic giving the same joints' positions and more fields than ``base``
     (which sets the times for its more messages) disagrees with ``base``'s positions where both cover the time: a
@@ -655,7 +688,7 @@ def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
     the log's times and q (zeros), the driver's velocities and efforts interpolated at them, exit 0. Two publishers
     of one motion agree (to the motion's own steps between samples) and read as before, on ``base``'s times."""
     joints = [j for j in names if provides(base, pos, j)]
-    key = pos[1] if isinstance(pos, tuple) else pos
+    key = _field_key(pos)
     for other in streams:
         if (other is base or other.topic != base.topic or len(_fields_of(other)) <= len(_fields_of(base))
                 or not all(provides(other, pos, j) for j in joints)):
@@ -666,8 +699,7 @@ def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
             raise DataError(f"{source}: joint {shown_name(j)}: the {counted(base.order.size, 'messages')} of "
                             f"{printable(base.topic)} with {', '.join(_fields_of(base))} and its "
                             f"{counted(other.order.size, 'messages')} with {', '.join(_fields_of(other))} give "
-                            f"positions {gap:.6g} apart at t={t:.9g} s; expected one publisher of the joints' "
-                            "positions on a topic (two publishers? remove the other's messages)")
+                            f"positions {gap:.6g} apart at t={t:.9g} s; {_ONE_PUBLISHER}")
 
 
 _FLOAT32_EPS = float(np.finfo(np.float32).eps)
@@ -693,6 +725,120 @@ def _worst_disagreement(base, other, joints, key):
         if gaps[k] > tolerance and (worst is None or gaps[k] > worst[1]):
             worst = (j, float(gaps[k]), float(other.stamps[inside][k]))
     return worst
+
+
+def _field_key(entry):
+    """The message field of a field map's ``entry`` (a JointState field, or TOPIC:FIELD as (topic, field))."""
+    return entry[1] if isinstance(entry, tuple) else entry
+
+
+_SERIES_GAP = 1e-2      # rad or m: two series of one joint's positions closer than this are not told from its steps
+_MIN_RETURNS = 3        # returns to a series left: a publisher's restart leaves one series for the next, never back
+_GAP_TO_STEPS = 10      # a joint's series apart by this many times their typical steps: not one motion's samples
+_SPLIT_WINDOW = 20_000  # messages split into series, from the first spike: two publishers interleave all along
+_SPIKE_ROWS = 1 << 16   # messages looked at for spikes at a time
+
+
+def _refuse_interleaved_publishers(stream, key, joints, source):
+    """DataError when the messages of ``stream`` (one topic, one set of joints and fields, sorted by time) alternate
+    between two series of positions ``key`` of the ``joints`` read: two publishers of the same joints and fields on
+    one topic (a GUI's sliders beside the driver, two robots of one namespace) were merged into one stream, q
+    alternating between the motion and zeros, exit 0. A ROS 2 bag keeps no publisher per message, so the series are
+    told apart by their values (:func:`_two_series`), then refused when a joint's series, where both run, are
+    typically apart by more than :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times their typical steps
+    (:func:`_series_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
+    series), a continuous joint wrapping at ±π and a motion sampled coarsely (its series' steps as large as their
+    gap) read as before."""
+    stream = _positions_of(stream, key, joints)
+    if stream is None or stream.order.size < 2 * _MIN_RETURNS + 2:
+        return
+    spikes = _spikes(stream.arrays[key])
+    if spikes.size < _MIN_RETURNS:
+        return
+    window = _messages(stream, slice(int(spikes[0]), int(spikes[0]) + _SPLIT_WINDOW))   # from before the first spike
+    series = _two_series(window.arrays[key])
+    if series is None:
+        return
+    first, second = (_messages(window, series == k) for k in (0, 1))
+    worst = _series_apart(first, second, stream.names, key)
+    if worst is not None:
+        j, gap, steps = worst
+        raise DataError(f"{source}: topic {printable(stream.topic)}: its messages naming "
+                        f"{shown_names(list(stream.names))} alternate between two series of positions (of "
+                        f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
+                        f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
+                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
+
+
+def _positions_of(stream, key, joints):
+    """``stream`` with its positions ``key`` of the ``joints`` read alone (a gripper's left aside), or None (none)."""
+    values = stream.arrays.get(key)
+    columns = [k for k, j in enumerate(stream.names) if j in joints]
+    if values is None or not columns:
+        return None
+    return replace(stream, names=tuple(stream.names[k] for k in columns), arrays={key: values[:, columns]})
+
+
+def _spikes(values):
+    """The indices of the messages before each message of ``values`` (M, n) one of whose joints is more than
+    :data:`_SERIES_GAP` above, or below, both its neighbours: the cheap sign of two series interleaved (a smooth
+    motion turns back with small steps), before they are looked for message by message."""
+    found = []
+    for start in range(1, len(values) - 1, _SPIKE_ROWS):        # blocks: temporaries of a few MB, not the log's size
+        stop = min(start + _SPIKE_ROWS, len(values) - 1)
+        before, after = values[start:stop] - values[start - 1:stop - 1], values[start:stop] - values[start + 1:stop + 1]
+        spikes = (((before > _SERIES_GAP) & (after > _SERIES_GAP)) |
+                  ((before < -_SERIES_GAP) & (after < -_SERIES_GAP)))
+        found.append(start - 1 + np.flatnonzero(spikes.any(axis=1)))
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+def _two_series(values):
+    """Each message's series (0 or 1, (M,)) when the positions ``values`` (M, n, in time order) split into two
+    series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
+    last positions are nearest (the largest joint's gap), the second started by the first message more than
+    :data:`_SERIES_GAP` from the first's. Python floats: a message at a time, a few µs each."""
+    rows = values.tolist()
+    last, series = [rows[0], None], bytearray(len(rows))
+    for k in range(1, len(rows)):
+        row = rows[k]
+        gap = max([abs(x - y) for x, y in zip(row, last[0])])
+        if last[1] is None:
+            nearest = int(gap > _SERIES_GAP)
+        else:
+            nearest = int(max([abs(x - y) for x, y in zip(row, last[1])]) < gap)
+        last[nearest] = row
+        series[k] = nearest
+    series = np.frombuffer(series, dtype=np.uint8)
+    returns = int((np.diff(series) != 0).sum()) // 2
+    return series if returns >= _MIN_RETURNS and min(np.bincount(series, minlength=2)) >= _MIN_RETURNS else None
+
+
+def _series_apart(first, second, names, key):
+    """(joint, median gap, median steps) of the joint whose two series (streams ``first`` and ``second`` of one
+    topic) are furthest apart for their steps, when the median gap between ``second``'s positions and ``first``'s
+    interpolated at its times (within ``first``'s span; modulo 2π, a continuous joint's angle wrapped at ±π being one
+    position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of the two series' median steps;
+    else None. Medians: a motion sampled coarsely splits into series of its highs and lows, apart by about their
+    own steps, where two publishers' series are apart by far more than theirs."""
+    inside = (second.stamps >= first.stamps[0]) & (second.stamps <= first.stamps[-1])
+    if inside.sum() < _MIN_RETURNS:
+        return None
+    worst, ratio = None, 0.0
+    for k, j in enumerate(names):
+        mine, theirs = first.arrays[key][:, k], second.arrays[key][:, k]
+        gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, mine))
+        gap = _finite_median(np.abs(gaps - 2 * np.pi * np.round(gaps / (2 * np.pi))))
+        steps = sum(_finite_median(np.abs(np.diff(v))) for v in (mine, theirs))
+        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps and gap > ratio * steps:
+            worst, ratio = (j, gap, steps), gap / max(steps, np.finfo(float).tiny)
+    return worst
+
+
+def _finite_median(values):
+    """The median of the finite ``values`` (1-D), 0.0 when none is (no warning of numpy's for an empty median)."""
+    values = values[np.isfinite(values)]
+    return float(np.median(values)) if values.size else 0.0
 
 
 def _refuse_two_sources(used, names, chosen, provides, source):

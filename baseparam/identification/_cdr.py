@@ -179,9 +179,24 @@ def decode_rows(rows, ros1=False):
             continue
         same = _matches(rows, todo, lay)
         idx = todo[same]
-        out.append((idx, lay, *_values(rows, idx, lay)))
+        stamps, arrays, nanosec = _values(rows, idx, lay)
+        wrong = nanosec >= NANOSECONDS
+        if wrong.any():         # a damaged stamp: sorted by it, its message's values were moved seconds away
+            damaged += [(int(i), stamp_problem(n)) for i, n in zip(idx[wrong], nanosec[wrong])]
+            idx, stamps = idx[~wrong], stamps[~wrong]
+            arrays = {f: (a[~wrong] if a is not None else None) for f, a in arrays.items()}
+        if idx.size:
+            out.append((idx, lay, stamps, arrays))
         todo = todo[~same]
     return out, damaged
+
+
+NANOSECONDS = 1_000_000_000     # a stamp's nanoseconds are below a second (ROS's Time normalizes them)
+
+
+def stamp_problem(nanosec):
+    """What is wrong with a header stamp of ``nanosec`` nanoseconds (not below :data:`NANOSECONDS`)."""
+    return f"header stamp: {int(nanosec)} nanoseconds, not below 10⁹ (a damaged stamp)"
 
 
 def _matches(rows, todo, lay):
@@ -208,11 +223,12 @@ def _values(rows, idx, lay):
     sub = rows if idx.size == rows.shape[0] else rows[idx]
     # ROS 1 stamps' seconds are unsigned, ROS 2's signed
     sec = _column(sub, lay.stamp, 4, "<u4" if lay.ros1 else "<i4")[:, 0].astype(np.float64)
-    stamps = sec + _column(sub, lay.stamp + 4, 4, "<u4")[:, 0].astype(np.float64) * 1e-9
+    nanosec = _column(sub, lay.stamp + 4, 4, "<u4")[:, 0]
+    stamps = sec + nanosec.astype(np.float64) * 1e-9
     arrays = {}
     for field, (offset, count) in lay.arrays.items():
         arrays[field] = _column(sub, offset, 8 * count, "<f8").astype(np.float64) if count else None
-    return stamps, arrays
+    return stamps, arrays, nanosec
 
 
 def _column(rows, offset, width, dtype):

@@ -225,6 +225,8 @@ def refuse_other_order(source, names, joints, why, picked=False, whole=False):
     # another joint among them, e.g. [wrist, elbow, base], or naming one twice) was read in its order, the column
     # the file calls wrist going to the robot's first joint without a word
     k = first_misplaced(names, joints)
+    if k is None and not set(names) & set(joints):
+        _refuse_folded_other_order(source, names, joints, why)
     if k is None:
         missing = [j for j in joints if j not in names]
         if whole and not picked and missing and len(missing) < len(joints):
@@ -239,6 +241,23 @@ def refuse_other_order(source, names, joints, why, picked=False, whole=False):
              f"{shown_name(joints[k]) if k < len(joints) else '(none)'} in the robot" if k >= SHOWN_NAMES else "")
     raise DataError(f"{source}: the file names its joints {shown_names(names)} in this order, the robot "
                     f"{shown_names(joints)}{first}; {why}")
+
+
+def _refuse_folded_other_order(source, names, joints, why):
+    """DataError when a file naming none of the robot's ``joints`` as written names them in another case or Unicode
+    form, in another order: a file of none of the robot's names is read by position (an unnamed export's joint1 …),
+    so [B, A, C] for the robot's [a, b, c] put the file's B column in a, without a word. In the robot's order they
+    read as before."""
+    def folded(name):
+        return unicodedata.normalize("NFC", str(name)).casefold()
+
+    theirs, ours = [folded(n) for n in names], [folded(j) for j in joints]
+    k = first_misplaced(theirs, ours)
+    if k is not None:
+        raise DataError(f"{source}: the file names its joints {shown_names(names)}, the robot {shown_names(joints)}: "
+                        f"the same names in another case or Unicode form and another order (the file's joint {k + 1}, "
+                        f"{shown_name(names[k])}, is the robot's joint {ours.index(theirs[k]) + 1}); names are "
+                        f"compared as written, and a file naming none of the robot's joints is read by position; {why}")
 
 
 def _gains(source, gains, n, has_current, has_tau):

@@ -9,11 +9,13 @@ refused. Their stored references (length, heap address, index) are read here, fr
 Only what a writer stores plainly is read: object headers of version 1 and 2 with their continuation blocks, an
 attribute message of version 1–3 kept in the header (compact storage) or in the unfiltered fractal heap of an
 object's attributes (dense storage: section III.G), a layout message of version 3–4 of the compact class. Anything
-else (a filtered heap, a damaged header) gives None, and the caller bounds the read otherwise. Every read stays inside
+else (a shared message, a damaged header) gives None, and the caller bounds the read otherwise; a heap of attributes
+not read plainly (libhdf5 writes them unfiltered: a damaged one) raises :class:`DamagedHeap`. Every read stays inside
 the file, and the bytes read for one object are bounded."""
 from __future__ import annotations
 
 import collections
+import math
 import struct
 
 _ATTRIBUTE, _LAYOUT, _CONTINUATION, _ATTRIBUTE_INFO = 0x000C, 0x0008, 0x0010, 0x0015
@@ -21,28 +23,81 @@ _SHARED = 0x02              # a message's flag: its body refers to a message kep
 _MAX_BLOCKS = 256           # header blocks followed (a cycle of continuations in a damaged file ends here)
 _MAX_BLOCK_BYTES = 1 << 24  # an object header block holds messages of at most 64 kB each; beyond this, damage
 _MAX_HEADER_BYTES = 1 << 26  # all blocks of one header read: continuations all pointing to one big block end here
+_MAX_MESSAGE = 1 << 16      # bytes: a message's part whose size is stored in 2 bytes (a datatype, a dataspace)
 
 
-def attribute_bytes(h5file, obj_id, name, nbytes):
+def attribute_bytes(h5file, obj_id, name, nbytes, count=None):
     """The ``nbytes`` stored bytes of attribute ``name`` of the object ``obj_id`` (an h5py ObjectID) in the open
     file ``h5file`` (h5py.File), where libhdf5 finds it: in the object's header (compact storage) or, when its
-    attribute info message names a fractal heap, in that heap only (dense storage, :func:`_dense_attribute_data`).
-    None when it is not read plainly, as when an attribute message is shared (its body a reference to a message kept
-    elsewhere, which libhdf5 follows and this does not)."""
+    attribute info message names a fractal heap, in that heap only (dense storage, :func:`_dense_attribute_data`),
+    as a list: one copy, or every copy the heap holds under the name (libhdf5 reads one of them; with ``count``,
+    those of ``count`` variable-length strings, the attribute libhdf5 opened: one written over leaves its former
+    message, of other elements, in the heap's free space). None when it is not read plainly, as when an attribute
+    message is shared (its body a reference to a message kept elsewhere, which libhdf5 follows and this does not);
+    :class:`DamagedHeap` when the heap named cannot be read or holds no such attribute."""
     wanted = name.encode("utf-8") + b"\0"
     compact, heap = [], None
+    addr_size, length_size = h5file.id.get_create_plist().get_sizes()
     for kind, flags, body in _messages(h5file, obj_id):
         if kind == _ATTRIBUTE and flags & _SHARED:
             return None
         if kind == _ATTRIBUTE:
             compact.append(_attribute_data(body, wanted))
         elif kind == _ATTRIBUTE_INFO:
-            heap = _heap_address(body, h5file.id.get_create_plist().get_sizes()[0])
+            heap = _heap_address(body, addr_size)
     if heap is not None:
-        data = _dense_attribute_data(h5file, heap, wanted)
-    else:
-        data = next((data for data in compact if data is not None), None)
-    return data[:nbytes] if data is not None and len(data) >= nbytes else None
+        # its message: a prefix and paddings (64 bytes at most), its name, datatype and dataspace (each under 64 kB)
+        # and nbytes of data
+        copies = _dense_attribute_data(h5file, heap, wanted, 64 + len(wanted) + 2 * _MAX_MESSAGE + nbytes)
+        if copies is None:
+            return None
+        copies = [data[:nbytes] for kind, space, data in copies if len(data) >= nbytes
+                  and (count is None or _vlen_text(kind) and _elements(space, length_size) == count)]
+        if not copies:
+            raise DamagedHeap(f"its fractal heap at address {heap} holds no whole message of it")
+        return copies
+    data = next((data for data in compact if data is not None), None)
+    return [data[:nbytes]] if data is not None and len(data) >= nbytes else None
+
+
+class DamagedHeap(Exception):
+    """The fractal heap of an object's attributes (dense storage) cannot be read plainly, or holds no message of the
+    attribute sought: a damaged file (libhdf5 writes these heaps without I/O filters); its message says what."""
+
+
+def collection_problem(h5file, address):
+    """What is wrong with the global heap collection at ``address`` (HDF5 file format specification, section III.E;
+    it holds variable-length strings' texts) that libhdf5 would read for ever, or None (nothing, or not read here:
+    another driver, a collection larger than read for one object). Its objects are walked as libhdf5 walks them
+    (H5HG__cache_heap_deserialize): each one's header and data, and a free-space object (index 0) its size on,
+    header included; one of size 0 does not move on, and libhdf5 1.14 loops there without end (a crafted or
+    damaged file of 13 kB hung the reader)."""
+    try:
+        size = h5file.id.get_filesize()
+        n = h5file.id.get_create_plist().get_sizes()[1]
+    except (AttributeError, ValueError, TypeError, OSError, RuntimeError):
+        return None
+    if h5file.driver not in ("sec2", "stdio"):
+        return None
+    try:
+        with open(h5file.filename, "rb") as stream:
+            reader = _Reader(stream, h5file.userblock_size, size)
+            head = reader.read(address, 8 + n)
+            if head[:4] != b"GCOL":
+                return f"no global heap collection at address {address}"
+            data = reader.read(address, int.from_bytes(head[8:8 + n], "little"))
+    except (OSError, _OverBound):
+        return None
+    except _Damaged:
+        return f"the global heap collection at address {address} goes past the end of the file"
+    at = 8 + n
+    while at + 8 + n <= len(data):          # a remainder too short for an object's header: free space
+        index, length = struct.unpack_from("<H", data, at)[0], int.from_bytes(data[at + 8:at + 8 + n], "little")
+        step = 8 + n + -(-length // 8) * 8 if index else length
+        if step == 0:
+            return f"the global heap collection at address {address} holds a free space of 0 bytes at offset {at}"
+        at += step
+    return None
 
 
 def _heap_address(info, addr_size):
@@ -66,6 +121,13 @@ def compact_bytes(h5file, obj_id, nbytes):
 
 def _attribute_data(body, wanted):
     """The data of an attribute message ``body`` when it names ``wanted`` (its name, NUL included), else None."""
+    parts = _attribute_parts(body, wanted)
+    return None if parts is None else parts[2]
+
+
+def _attribute_parts(body, wanted):
+    """(datatype, dataspace, data) of an attribute message ``body`` (bytes each, the data to the body's end) when it
+    names ``wanted`` (its name, NUL included), else None."""
     if len(body) < 8 or body[0] not in (1, 2, 3):
         return None
     version = body[0]
@@ -80,31 +142,64 @@ def _attribute_data(body, wanted):
     name = bytes(body[start:start + name_size])
     if name != wanted:
         return None
-    at = start + pad(name_size) + pad(type_size) + pad(space_size)
-    return bytes(body[at:]) if at <= len(body) else None
+    kind = start + pad(name_size)
+    space = kind + pad(type_size)
+    at = space + pad(space_size)
+    if at > len(body):
+        return None
+    return bytes(body[kind:kind + type_size]), bytes(body[space:space + space_size]), bytes(body[at:])
 
 
-def _dense_attribute_data(h5file, heap, wanted):
-    """The data of the attribute named ``wanted`` kept in dense storage, the fractal heap at ``heap``; None unless the
-    heap is read plainly (no I/O filters, :func:`_heap_blocks`) and holds the name exactly once. libhdf5 finds the
-    attribute through a B-tree of names, not read here: the name found once among all the heap's objects is that
-    one."""
+def _vlen_text(kind):
+    """Whether the datatype message ``kind`` is of variable-length strings (class 9, its type a string)."""
+    return len(kind) >= 2 and kind[0] & 0x0F == 9 and kind[1] & 0x0F == 1
+
+
+def _elements(space, length_size):
+    """The elements of the dataspace message ``space`` (version 1 or 2; a scalar 1, a null space 0), or None."""
+    if len(space) < 4 or space[0] not in (1, 2):
+        return None
+    rank, start = space[1], 8 if space[0] == 1 else 4
+    if space[0] == 2 and space[3] != 1:                 # version 2's type: scalar (0) or null (2)
+        return {0: 1, 2: 0}.get(space[3])
+    if len(space) < start + rank * length_size:
+        return None
+    return math.prod(int.from_bytes(space[start + k * length_size:start + (k + 1) * length_size], "little")
+                     for k in range(rank))
+
+
+def _dense_attribute_data(h5file, heap, wanted, largest=None):
+    """(datatype, dataspace, data) of each attribute message named ``wanted`` kept in dense storage, the fractal heap
+    at ``heap`` (a list); None when the file cannot be opened again or the heap is larger than read here
+    (:class:`_Reader`). libhdf5 finds the attribute through a B-tree of names, not read here: every message of the
+    name among the heap's objects is returned (an attribute written over leaves its former message in the heap's
+    free space), for the caller to bound them all; a huge object (one kept outside the heap's blocks) of more than
+    ``largest`` bytes is not read (another attribute's). :class:`DamagedHeap` unless the heap is read plainly (no I/O
+    filters, :func:`_heap_blocks`) and holds at least one such message."""
     addr_size, length_size = h5file.id.get_create_plist().get_sizes()
     found = []
     try:            # the header was read from this file already (_messages): its name and driver are plain
         with open(h5file.filename, "rb") as stream:
             reader = _Reader(stream, h5file.userblock_size, h5file.id.get_filesize())
-            for address, size in _heap_blocks(reader, heap, addr_size, length_size):
+            for address, size in _heap_blocks(reader, heap, addr_size, length_size, largest):
                 block = reader.read(address, size)
                 found += [(block, k) for k in _occurrences(block, wanted)]      # only the blocks naming it kept
-    except (OSError, struct.error, _Damaged):
+    except (OSError, _OverBound):      # a heap of attributes larger than read here: the caller's bound applies
         return None
-    if len(found) != 1:
-        return None
-    block, k = found[0]
-    # the message's start: its name follows 8 bytes of a version 1 or 2 message, 9 of a version 3 one
+    except (struct.error, _Damaged):
+        raise DamagedHeap(f"its fractal heap at address {heap} is not one libhdf5 writes") from None
+    copies = [data for data in (_message_at(block, k, wanted) for block, k in found) if data is not None]
+    if not copies:
+        raise DamagedHeap(f"its fractal heap at address {heap} holds no message of it")
+    return copies
+
+
+def _message_at(block, k, wanted):
+    """(datatype, dataspace, data) of the attribute message whose name ``wanted`` is at ``block[k:]``
+    (:func:`_attribute_parts`), or None (its start is not that of a message): its name follows 8 bytes of a version
+    1 or 2 message, 9 of a version 3 one."""
     starts = [k - at for at, versions in ((8, (1, 2)), (9, (3,))) if k >= at and block[k - at] in versions]
-    return _attribute_data(block[starts[0]:], wanted) if len(starts) == 1 else None
+    return _attribute_parts(block[starts[0]:], wanted) if len(starts) == 1 else None
 
 
 def _occurrences(data, wanted):
@@ -115,10 +210,11 @@ def _occurrences(data, wanted):
         k = data.find(wanted, k + 1)
 
 
-def _heap_blocks(reader, address, addr_size, length_size):
+def _heap_blocks(reader, address, addr_size, length_size, largest=None):
     """(address, size) of the direct blocks of the fractal heap whose header is at ``address`` (HDF5 file format
     specification, section III.G: the root block, or those its indirect blocks list) and of its huge objects
-    (:func:`_huge_objects`); _Damaged unless they hold all its objects plainly (no I/O filters)."""
+    (:func:`_huge_objects`) of at most ``largest`` bytes (None: all); _Damaged unless they hold all its objects
+    plainly (no I/O filters)."""
     a, n = addr_size, length_size
     head = reader.read(address, 22 + 12 * n + 3 * a)
     if head[:4] != b"FRHP" or head[4] != 0 or struct.unpack_from("<H", head, 7)[0] != 0:
@@ -126,6 +222,7 @@ def _heap_blocks(reader, address, addr_size, length_size):
     at = 14 + n + a + n + a + 4 * n             # past the free space and managed objects' fields
     huge = _huge_objects(reader, int.from_bytes(head[14 + n:14 + n + a], "little"), a, n) \
         if int.from_bytes(head[at + n:at + 2 * n], "little") else []
+    huge = [(where, size) for where, size in huge if largest is None or size <= largest]
     at += 4 * n
     width = struct.unpack_from("<H", head, at)[0]
     start = int.from_bytes(head[at + 2:at + 2 + n], "little")
@@ -251,6 +348,10 @@ class _Damaged(Exception):
     """A header not read plainly: the caller falls back."""
 
 
+class _OverBound(_Damaged):
+    """More bytes than this reader reads for one object (a valid file's big attributes beside): not damage."""
+
+
 class _Reader:
     """Bytes of the file at HDF5 addresses (relative to the base address), never past its end nor more than
     :data:`_MAX_HEADER_BYTES` in all (the blocks read are held until their messages are)."""
@@ -261,8 +362,10 @@ class _Reader:
 
     def read(self, address, n):
         self.left -= max(n, 0)
-        if address < 0 or n < 0 or n > _MAX_BLOCK_BYTES or self.base + address + n > self.size or self.left < 0:
+        if address < 0 or n < 0 or self.base + address + n > self.size:
             raise _Damaged
+        if n > _MAX_BLOCK_BYTES or self.left < 0:
+            raise _OverBound
         self.stream.seek(self.base + address)
         data = self.stream.read(n)
         if len(data) != n:
