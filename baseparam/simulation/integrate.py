@@ -13,7 +13,9 @@ Two integrators:
 
 Coulomb friction (FC sign q̇) switches where a joint reverses: adaptive methods then shrink their
 steps to resolve the switch (slow, but accurate); RK4 steps across it, first-order accurate in the
-step where the sign changes.
+step where the sign changes. The implicit methods (``'BDF'``, ``'Radau'``, ``'LSODA'``) are refused on it: their
+Newton iteration has no root across the jump where a joint sticks (BDF's sticking joints came out moving 0.14 rad);
+a smooth friction model (tanh) runs under them.
 
 A floating base's quaternion is integrated with the rest of the state and renormalized after every
 RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit length
@@ -55,6 +57,7 @@ EVALUATIONS_AT_START = 20_000       # … and beside them, wherever the motion i
 FINEST_COUNTED = 1e-4               # s: intervals of t shorter than this earn evaluations as intervals of this length
 PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctrl-C cannot stop: under a second
 MIN_STEP = 1e-9             # s: the shortest time step taken (a nanosecond; no robot's log is sampled faster)
+IMPLICIT = ("BDF", "Radau", "LSODA")      # solve_ivp's methods whose steps solve for their end state (Newton)
 MIN_RTOL = 100 * np.finfo(float).eps    # solve_ivp's smallest rtol: it raises a smaller one to it, with a UserWarning
 
 
@@ -80,7 +83,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     noise : SensorNoise, optional
         What the sensors add to the log (seeded); the motion itself is noise-free.
     method : str
-        ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method.
+        ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method; the implicit
+        ones (BDF, Radau, LSODA) not on a friction that jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck, not 0).
     substeps : int
         RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
         steps in all.
@@ -109,8 +113,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     Raises
     ------
     ArgumentError
-        Bad shapes, non-finite values, times not increasing, an unknown method or option, a
-        controller returning the wrong shape, or raising (its exception chained as ``__cause__``).
+        Bad shapes, non-finite values, times not increasing, an unknown method or option, an implicit method on
+        sign(q̇) friction, a controller returning the wrong shape, or raising (its exception chained as ``__cause__``).
     SimulationError
         A motion that blows up (non-finite state), or reaches a q where M(q) is not positive definite
         (parameters that are not of physical bodies: at q0 already, an ArgumentError); an ArithmeticError (and
@@ -151,6 +155,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
+    refuse_implicit_with_sign_friction(model, method)
     fd = ForwardDynamics(model)
     # A controller's torques of 1e200 overflow the steps' sums (numpy's and scipy's raw RuntimeWarnings): the state
     # they reach is then not finite or beyond ABSURD, which every step and the check below refuse as a divergence
@@ -171,6 +176,49 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
     return logged(robot.n_dof, t, fields, noise, gains, record, source or f"simulate({robot.name})",
                   robot.is_floating)
+
+
+def is_implicit(method):
+    """Whether ``method`` (a name or a :class:`scipy.integrate.OdeSolver` class) is one of solve_ivp's implicit
+    methods (BDF, Radau, LSODA, or a subclass): each step solves for its end state by Newton's iteration."""
+    from scipy.integrate import BDF, LSODA, Radau
+    if isinstance(method, type):
+        return issubclass(method, (BDF, Radau, LSODA))
+    return method in IMPLICIT
+
+
+def method_name(method):
+    """A solve_ivp method's name: the text given, or the OdeSolver class's name."""
+    return method if isinstance(method, str) else method.__name__
+
+
+def sign_friction_joint(model):
+    """The first joint (1-based) whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a
+    value other than 0 — or None."""
+    values = dict(zip(model.names, model.p))
+    for k, joint in enumerate(model.robot.joints, start=1):
+        shape = joint.friction_model
+        if shape is not None and shape.coulomb != "sign":
+            continue
+        if any(values.get(f"{name}{k}", 0.0) != 0.0 for name in ("FC", "FS")):
+            return k
+    return None
+
+
+def refuse_implicit_with_sign_friction(model, method):
+    """Refuse an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
+    (:func:`sign_friction_joint`), in one line saying what to use instead. Newton's iteration across sign(q̇) has no
+    root where a joint sticks: BDF returned joints moving 0.14 rad where they stick (RK4: 6e-5), Radau and LSODA
+    failed at the first step."""
+    if not is_implicit(method):
+        return
+    k = sign_friction_joint(model)
+    if k is not None:
+        name = method_name(method)
+        raise ArgumentError(f"method: {shown(name)} is implicit, and joints[{k}]'s Coulomb friction sign(q̇) jumps at "
+                            "q̇ = 0, where Newton's iteration has no solution (a sticking joint came out moving); "
+                            "use an explicit method ('DOP853'), method='rk4' with substeps, or a smooth friction "
+                            "model (friction_model='smooth:V')")
 
 
 def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None, floating=False):
@@ -367,9 +415,16 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         return q
 
     budget = _EvaluationBudget(t)
+    newton = is_implicit(method)
+    name = method_name(method)
 
     def rhs(time, y):
         if not (np.abs(y) <= ABSURD).all():     # diverging (or NaN): stop, rather than shrink the step forever
+            if newton:      # a trial of Newton's iteration, not a state of the motion (NaN rates reached its LU)
+                raise SimulationError(f"the simulation stopped at t = {time:.6g} s: method {shown(name)} failed, its "
+                                      f"steps trying a state beyond {ABSURD:g} (Newton's iteration, or the motion "
+                                      "diverging); check the parameters, the torques and the tolerances, or use an "
+                                      "explicit method ('DOP853')")
             raise SimulationError(f"the simulation diverged (a state beyond {ABSURD:g} or not finite at "
                                   f"t = {time:.6g} s); check the parameters (a physical body per link) and the torques")
         budget.spend(time)
