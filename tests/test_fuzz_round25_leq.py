@@ -1,0 +1,70 @@
+"""Round 25 (leq): ``baseparam equations`` fast enough not to look like a hang (issue 28), with the same output.
+
+* The closed form's forms given (``choices``, the 30 runs of ``--symbolic all`` on a 6-joint arm) are not costed
+  again, and the pieces the six forms of an entry share are made once: the same terms, in the same order.
+* The Fourier form (summed angles of parallel axes, computed in FLINT's rationals) equals the polynomial it comes
+  from at random angles: an independent evaluation of both.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.codegen import _trig
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def puma():
+    robot = bp.load_robot(ROOT / "robots" / "puma560.yaml")
+    base = bp.find_base_parameters(robot)
+    return base, _trig.closed_forms(base, 0)
+
+
+def test_forms_given_are_not_costed_and_come_out_the_same(puma, monkeypatch):
+    base, found = puma
+
+    def refuse(*args):
+        raise AssertionError("a form given was costed")
+    monkeypatch.setattr(_trig, "_cost", refuse)
+    again = _trig.closed_forms(base, 0, choices=found.choices)
+    assert [[(list(d.items()), list(s.items())) for d, s in row] for row in again.forms] == \
+        [[(list(d.items()), list(s.items())) for d, s in row] for row in found.forms]
+
+
+def _value(terms, names, rng_values, group_angles):
+    """Σ coefficient · monomial · Π cos/sin(n·θ) of terms at the given variable values."""
+    total = 0.0
+    for (exps, key), coef in terms.items():
+        value = float(coef) * math.prod(rng_values[names[i]] ** int(e) for i, e in enumerate(exps) if e)
+        for g, kind, multiples in key:
+            angle = sum(m * group_angles[g][i] for i, m in enumerate(multiples))
+            value *= math.cos(angle) if kind == "c" else math.sin(angle)
+        total += value
+    return total
+
+
+def test_the_fourier_form_equals_its_polynomial_at_random_angles(puma):
+    base, found = puma
+    ring, groups = found.ring, found.fourier_groups
+    assert groups, "the PUMA 560's axes 2, 3 (and 4?) are parallel"
+    rng = np.random.default_rng(3)
+    checked = 0
+    for row in found.forms:
+        for dyn, _ in row:
+            if not dyn or any(key for _, key in dyn):
+                continue        # a polynomial entry (no Fourier key): its Fourier form made here
+            fourier = _trig._fourier(dyn, groups, ring.index)
+            for _ in range(3):
+                angles = {k: rng.uniform(-math.pi, math.pi) for k in range(base.robot.n_dof)}
+                values = {name: rng.uniform(-2.0, 2.0) for name in ring.names}
+                for k, theta in angles.items():
+                    values[f"c{k}"], values[f"s{k}"] = math.cos(theta), math.sin(theta)
+                group_angles = [[angles[k] for k in members] for members in groups]
+                want = _value(dyn, ring.names, values, group_angles)
+                assert _value(fourier, ring.names, values, group_angles) == pytest.approx(want, rel=1e-9, abs=1e-9)
+            checked += 1
+    assert checked > 10
