@@ -68,3 +68,59 @@ def test_the_fourier_form_equals_its_polynomial_at_random_angles(puma):
                 assert _value(fourier, ring.names, values, group_angles) == pytest.approx(want, rel=1e-9, abs=1e-9)
             checked += 1
     assert checked > 10
+
+
+# -- the printers' order of a sum's terms, computed from sort keys kept in a memo -----------------------------------
+def _random_expression(draw_ints, symbols):
+    """A sum of products of small powers of the symbols and of nested sums, with rational coefficients."""
+    import sympy
+
+    def product(depth):
+        factors = [sympy.Rational(draw_ints(-9, 9) or 1, draw_ints(1, 4))]
+        for s in symbols:
+            power = draw_ints(0, 2)
+            if power:
+                factors.append(s ** power)
+        if depth and draw_ints(0, 2) == 0:
+            factors.append(total(depth - 1))
+        return sympy.Mul(*factors)
+
+    def total(depth):
+        return sympy.Add(*[product(depth) for _ in range(draw_ints(1, 5))])
+    return total(2)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_memoized_order_of_terms_is_sympys(seed):
+    import sympy
+
+    from baseparam.codegen import _shared_order
+
+    rng = np.random.default_rng(seed)
+    symbols = sympy.symbols("c2 s2 qd1 qdd3 g", real=True)
+    expr = _random_expression(lambda lo, hi: int(rng.integers(lo, hi + 1)), symbols)
+    memo = {}
+    for sub in sympy.preorder_traversal(expr):
+        if sub.is_Add:
+            assert _shared_order._ordered_terms(sub, memo) == sub.as_ordered_terms()
+        if sub.is_Add or sub.is_Mul or sub.is_Pow:
+            assert _shared_order._sort_key(sub, memo) == sub.sort_key()
+    orders = {}
+    assert _shared_order.text(expr, orders) == str(expr)
+    assert _shared_order.latex(expr, orders) == sympy.latex(expr)
+    assert _shared_order.python(expr, orders) == sympy.pycode(expr)
+
+
+def test_the_printed_equations_are_sympys_own(puma):
+    """The equations printed with the shared orders are SymPy's printers' text to the byte."""
+    import sympy
+
+    from baseparam.codegen import _shared_order
+    from baseparam.codegen.equations import equations
+
+    base, _ = puma
+    eq = equations(base, check=False)
+    orders = {}
+    for e in eq.tau[:3]:
+        assert _shared_order.text(e, orders) == str(e)
+        assert _shared_order.latex(e, orders) == sympy.latex(e)
