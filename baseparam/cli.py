@@ -1563,7 +1563,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close):
+    with _one_line_errors(robot_file, lambda: progress.close()):     # the bar of the step running
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         from .projection.symbolic import numeric_if_no_length, parse_symbols
@@ -1572,12 +1572,17 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
             parse_symbols(robot, symbolic)
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
+        # SymPy building and printing a 7-joint arm's closed form takes 15-20 s of CPU: a live clock on a terminal
+        # rather than a silence that looks like a hang (issue 28)
+        progress = _Progress("writing the equations")
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
         written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),
                                  (python_out, lambda path: _write_text(path, eq.python_source())),
                                  (text_out, lambda path: _write_text(path, eq.markdown())))
-    _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
-            f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
+        shown = eq.markdown() if text_out is None else (f"{base.robot.name}: {base.rank} base parameters; "
+                                                        f"max |tau - tau_NE| = {eq.max_error:.3g}")
+        progress.close()
+    _report(shown, written, json_out == "-")
 
 
 def _excite_budget(text, starts, workers, payload_design):

@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
 
 import baseparam as bp
 from baseparam.codegen import _trig
-from conftest import ROOT
+from conftest import ROOT, stderr_on_a_terminal
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +125,13 @@ def test_the_printed_equations_are_sympys_own(puma):
     for e in eq.tau[:3]:
         assert _shared_order.text(e, orders) == str(e)
         assert _shared_order.latex(e, orders) == sympy.latex(e)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_equations_shows_a_live_bar_while_it_writes_them(tmp_path):
+    """After the projection's bar, a second one while SymPy builds and prints the equations (seconds to a minute
+    on a loaded machine, silent before: issue 28)."""
+    status, seen = stderr_on_a_terminal("equations", ROOT / "robots" / "planar_rrr.yaml", "--out", tmp_path / "e.md")
+    assert status == 0, seen.decode(errors="replace")
+    assert b"writing the equations" in seen, seen.decode(errors="replace")
+    assert (tmp_path / "e.md").read_text().startswith("# Equations of motion")
