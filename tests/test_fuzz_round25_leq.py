@@ -135,3 +135,34 @@ def test_equations_shows_a_live_bar_while_it_writes_them(tmp_path):
     assert status == 0, seen.decode(errors="replace")
     assert b"writing the equations" in seen, seen.decode(errors="replace")
     assert (tmp_path / "e.md").read_text().startswith("# Equations of motion")
+
+
+# -- constants of more than 12 digits -----------------------------------------------------------------------------
+LONG_DECIMALS = """name: long decimals
+convention: standard
+units: {length: m, angle: deg}
+joints:
+  - {type: revolute, alpha: 90, a: 0.123456789012345, d: 0.3141592653589793}
+  - {type: revolute, alpha: 0, a: 0.4318123456789012, d: 0.1500512345678901}
+  - {type: revolute, alpha: -90, a: 0.0203987654321098, d: 0}
+"""
+
+
+def test_lengths_of_many_digits_are_not_cut_to_twelve(tmp_path):
+    """CAD-like lengths of 15-16 digits: the printed equations agree with Newton-Euler to the float's rounding
+    (they were 1.5e-13 off, relative: the constants cut to 12 significant digits)."""
+    import baseparam.codegen.equations  # noqa: F401  (the module, not the function the package exports)
+    module = sys.modules["baseparam.codegen.equations"]
+    path = tmp_path / "long.yaml"
+    path.write_text(LONG_DECIMALS)
+    base = bp.find_base_parameters(bp.load_robot(path))
+    eq = module.equations(base)
+    error, scale = module.verify(eq, base, n_states=200, seed=1)
+    assert error <= 1e-14 * scale
+
+
+@pytest.mark.parametrize("value, text", [(0.4318 * 0.0203, "0.00876554"), (9.81, "9.81"), (0.001 * 431.8, "0.4318"),
+                                         (1000.3 - 1000.1, "0.2"), (0.123456789012345, "0.123456789012345")])
+def test_a_constant_is_read_as_its_short_decimal_or_to_its_last_digit(value, text):
+    from fractions import Fraction
+    assert _trig._rational(value) == Fraction(text)

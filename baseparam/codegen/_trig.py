@@ -24,9 +24,24 @@ _BINARY = {ADD: operator.add, SUB: operator.sub, MUL: operator.mul}
 
 
 # -- the graph over polynomials ------------------------------------------------------------------------
+# How far (relative) a constant may be from its 12-digit decimal and still be read as that decimal: the float
+# arithmetic that folded short decimals into it (products, unit scales) is off by a few units in the last place,
+# 1e-16 to 1e-15; a length of 13 to 17 digits (CAD geometry) is 1e-13 to 5e-12 off its first 12 digits.
+SHORT_DECIMAL_TOLERANCE = 1e-14
+
+
 def _rational(x):
-    """A graph constant as the short decimal it stands for (12 significant digits)."""
-    return Fraction(f"{float(x):.12g}")
+    """A graph constant as the short decimal it stands for, read to its last digit when it is none.
+
+    Its 12 significant digits when they are a decimal of at most 10 digits (1000.3 − 1000.1 is 0.2 however far
+    the cancellation left the float) or when the float is within :data:`SHORT_DECIMAL_TOLERANCE` of them (the
+    products of short decimals: 0.4318 · 0.0203 is 0.00876554, whose float reads 0.008765540000000001); else the
+    shortest decimal giving the same float (``repr``): 0.123456789012345, not cut to 0.123456789012."""
+    x = float(x)
+    short = Fraction(f"{x:.12g}")
+    if short == Fraction(f"{x:.10g}") or abs(float(short) - x) <= SHORT_DECIMAL_TOLERANCE * abs(x):
+        return short
+    return Fraction(repr(x))
 
 
 class _Ring:

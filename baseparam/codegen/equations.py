@@ -26,7 +26,10 @@ defined by its regrouping (``find``). How each entry W_b[i, r] gets its closed f
    |g| is the gravity part, printed with the symbol g.
 
 Constants of the graph are floats (the DH lengths in SI and their folded products); they are read
-back as decimals of 12 significant digits, exact for the short decimals of a description.
+back as decimals of 12 significant digits, exact for the short decimals of a description, unless
+those use 11 or 12 digits and the float is further than 1e-14 (relative) from them: then as its
+shortest round-trip decimal (``repr``), so that geometry of more digits (CAD) is not cut to 12
+(:func:`._trig._rational`).
 """
 from __future__ import annotations
 
