@@ -434,8 +434,10 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             else:                   # polynomials in the symbolic lengths
                 content = Fraction(1)
                 coefs = [_length_poly(c) for c in coefs]
-            inner = sympy.Add(*[c * _mono(tuple(e - m for e, m in zip(rest, common))) *
-                                trig_product(key) for (rest, key, _), c in zip(items, coefs)])
+            # each term one product of its three factors (no Rational times a sum among them, which two at a time
+            # would distribute): the same canonical product as c·m·t left to right, one flattening instead of two
+            inner = sympy.Add(*[sympy.Mul(c, _mono(tuple(e - m for e, m in zip(rest, common))), trig_product(key))
+                                for (rest, key, _), c in zip(items, coefs)])
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
 
