@@ -1560,12 +1560,13 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
     _check_outputs([robot_file], [("--out", text_out), ("--python", python_out), ("--json", json_out)],
                    {"--out": stdout, "--python": stdout}, writes={"--out": ("Markdown", ".md")})
     _writable([("--out", text_out), ("--python", python_out), ("--json", json_out)])
+    _sympy_cache_for_printing()
     from .codegen.equations import equations as closed_form
     from .dynamics.printing import EXPORTED
     from .model.friction import refuse_unresolved
     from .projection.base_set import find_base_parameters
     progress = _Progress("projecting")
-    with _one_line_errors(robot_file, progress.close):
+    with _one_line_errors(robot_file, lambda: progress.close()):     # the bar of the step running
         robot = load(robot_file)
         refuse_unresolved(robot, label=robot_file, **EXPORTED)   # a scale left 'auto': before the projection
         from .projection.symbolic import numeric_if_no_length, parse_symbols
@@ -1574,12 +1575,30 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
             parse_symbols(robot, symbolic)
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
+        # SymPy building and printing a 7-joint arm's closed form takes 15-20 s of CPU: a live clock on a terminal
+        # rather than a silence that looks like a hang (issue 28)
+        progress = _Progress("writing the equations")
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
         written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),
                                  (python_out, lambda path: _write_text(path, eq.python_source())),
                                  (text_out, lambda path: _write_text(path, eq.markdown())))
-    _report(eq.markdown() if text_out is None else f"{base.robot.name}: {base.rank} base parameters; "
-            f"max |tau - tau_NE| = {eq.max_error:.3g}", written, json_out == "-")
+        shown = eq.markdown() if text_out is None else (f"{base.robot.name}: {base.rank} base parameters; "
+                                                        f"max |tau - tau_NE| = {eq.max_error:.3g}")
+        progress.close()
+    _report(shown, written, json_out == "-")
+
+
+# Entries of each of SymPy's caches (its default: 1000). Printing a 7-joint arm's equations orders the factors of
+# 26 000 subexpressions by sort keys that SymPy caches; at 1000 a nested sum's key is gone before it is asked for
+# again. 'baseparam equations robots/panda.yaml': 16.5 s user at 1000, 13.0 s at 100 000 (+36 MB resident).
+SYMPY_CACHE_SIZE = 100_000
+
+
+def _sympy_cache_for_printing():
+    """SymPy's cache size (``$SYMPY_CACHE_SIZE``, read when SymPy is imported) raised for this command's process,
+    unless the user set it or SymPy is already loaded (the library itself leaves SymPy's settings alone)."""
+    if "sympy" not in sys.modules:
+        os.environ.setdefault("SYMPY_CACHE_SIZE", str(SYMPY_CACHE_SIZE))
 
 
 def _excite_budget(text, starts, workers, payload_design):

@@ -12,6 +12,19 @@ round 23 (lcl3) measured robots/kuka_lwr4.yaml on the shared 2-core machine, CPU
 
 (each sum's order computed once for every printer, codegen/_shared_order.py; the check's Python module kept for
 --python; the closed form's recurring products built once). The outputs are the same to the byte.
+
+Round 25 (leq, issue 28), this script, CPU s, before -> after (main vs s25-leq, one after the other):
+
+    puma560 3.6 -> 3.2, ur5 2.2 -> 2.1, kuka_lwr4 19.8 -> 17.8 (closed form and check 11.3 -> 8.8)
+
+(the orders of sums from sort keys kept in the printers' memo; an entry's forms sharing their pieces). The command
+also raises SymPy's caches (SYMPY_CACHE_SIZE=100000, which this script leaves at SymPy's 1000); user CPU of
+``baseparam equations ROBOT`` run from a folder without the package (``python -m`` puts the current folder first):
+
+    puma560 3.8 -> 3.0, ur10e 2.8 -> 2.4, kuka_lwr4 17.1 -> 11.7, panda 18.9 -> 12.9,
+    ur10e --symbolic all 13.4 -> 11.3, puma560 --symbolic all 11.8 -> 9.9
+
+The outputs (Markdown, JSON, Python of every robot in robots/) are the same to the byte.
 """
 import pathlib
 import sys

@@ -24,9 +24,24 @@ _BINARY = {ADD: operator.add, SUB: operator.sub, MUL: operator.mul}
 
 
 # -- the graph over polynomials ------------------------------------------------------------------------
+# How far (relative) a constant may be from its 12-digit decimal and still be read as that decimal: the float
+# arithmetic that folded short decimals into it (products, unit scales) is off by a few units in the last place,
+# 1e-16 to 1e-15; a length of 13 to 17 digits (CAD geometry) is 1e-13 to 5e-12 off its first 12 digits.
+SHORT_DECIMAL_TOLERANCE = 1e-14
+
+
 def _rational(x):
-    """A graph constant as the short decimal it stands for (12 significant digits)."""
-    return Fraction(f"{float(x):.12g}")
+    """A graph constant as the short decimal it stands for, read to its last digit when it is none.
+
+    Its 12 significant digits when they are a decimal of at most 10 digits (1000.3 − 1000.1 is 0.2 however far
+    the cancellation left the float) or when the float is within :data:`SHORT_DECIMAL_TOLERANCE` of them (the
+    products of short decimals: 0.4318 · 0.0203 is 0.00876554, whose float reads 0.008765540000000001); else the
+    shortest decimal giving the same float (``repr``): 0.123456789012345, not cut to 0.123456789012."""
+    x = float(x)
+    short = Fraction(f"{x:.12g}")
+    if short == Fraction(f"{x:.10g}") or abs(float(short) - x) <= SHORT_DECIMAL_TOLERANCE * abs(x):
+        return short
+    return Fraction(repr(x))
 
 
 class _Ring:
@@ -159,9 +174,9 @@ def _terms(poly):
 def _cost(terms, rate_index):
     """Operations to evaluate terms collected by their rate monomials (an estimate: products of the
     factors, one more for a coefficient ≠ ±1, one addition between terms)."""
-    groups = {}
+    groups, rate_of = {}, operator.itemgetter(*rate_index)     # a tuple: every robot has 6 rates a joint
     for (exps, key), coef in terms.items():
-        rate = tuple(exps[i] for i in rate_index)
+        rate = rate_of(exps)
         groups.setdefault(rate, []).append((exps, key, coef))
     muls = adds = 0
     for rate, items in groups.items():
@@ -174,15 +189,10 @@ def _cost(terms, rate_index):
     return muls + adds + len(groups) - 1
 
 
-def _fourier_factor(exps, members, index):
-    """Π_k c_k^a s_k^b over one group's members as Σ a_n e^{i n·θ}: {n: (re, im)}."""
-    powers = tuple((exps[index[f"c{k}"]], exps[index[f"s{k}"]]) for k in members)
-    return _fourier_of_powers(powers)
-
-
 @functools.lru_cache(maxsize=4096)
 def _fourier_of_powers(powers):
-    """:func:`_fourier_factor` of the powers ((a, b) of c_k^a s_k^b, one pair per member): the terms of a
+    """Π_k c_k^a s_k^b over one group's members (``powers``: (a, b) per member) in Fourier form, the real parts
+    of Σ a_n e^{i n·θ}: ((trig key, coefficient), …), the key () for the constant. The terms of a
     regressor repeat few such products (PUMA 560: 21 000 calls, a few dozen products), so each is expanded
     once. The result is a tuple of immutable pairs, safe to share."""
     out = {(0,) * len(powers): (Fraction(1), Fraction(0))}
@@ -216,16 +226,35 @@ def _fourier(terms, groups, index):
     """Terms with each parallel group's c, s rewritten as cos/sin of integer combinations of its angles
     (a canonical form: c2c3 − s2s3 is c23)."""
     trig_positions = {index[f"{x}{k}"] for members in groups for k in members for x in "cs"}
+    # per term, the exponents of the groups' c, s read by position and the rest kept by a 0/1 mask: the names
+    # looked up per term and member, and a set's membership per exponent, were a third of this function's time
+    keep = tuple(0 if i in trig_positions else 1 for i in range(len(index)))
+    positions = [tuple((index[f"c{k}"], index[f"s{k}"]) for k in members) for members in groups]
+    # the sums in FLINT's rationals (fmpq), Fractions again at the end: Fraction's arithmetic in Python was half the
+    # time of those 30 runs; the same exact values, kept in the same order
     out = {}
     for (exps, key), coef in terms.items():
-        pieces = [((), coef)]
-        for g, members in enumerate(groups):
-            factor = _fourier_factor(exps, members, index)
+        pieces = [((), _fmpq(coef))]
+        for g, pairs in enumerate(positions):
+            factor = _fourier_of_powers_fmpq(tuple((exps[c], exps[s]) for c, s in pairs))
             pieces = [(k + ((g,) + f,) if f else k, c * d) for k, c in pieces for f, d in factor]
-        rest = tuple(0 if i in trig_positions else e for i, e in enumerate(exps))
+        rest = tuple([e if k else 0 for e, k in zip(exps, keep)])     # the int 0, as before (exps: FLINT's)
         for k, c in pieces:
-            out[(rest, key + k)] = out.get((rest, key + k), 0) + c
-    return {term: c for term, c in out.items() if c}
+            term = (rest, key + k)
+            out[term] = out[term] + c if term in out else c
+    return {term: Fraction(int(c.p), int(c.q)) for term, c in out.items() if c}
+
+
+def _fmpq(x):
+    """A Fraction as FLINT's rational."""
+    import flint
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fourier_of_powers_fmpq(powers):
+    """:func:`_fourier_of_powers` with FLINT's rationals (immutable, safe to share)."""
+    return tuple((f, _fmpq(d)) for f, d in _fourier_of_powers(powers))
 
 
 MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
@@ -343,28 +372,76 @@ def closed_forms(base, seed=0, max_terms=MAX_TERMS, choices=None, max_memory=Non
     trigs = ("relative", "absolute", "fourier") if to_abs_trig else ("relative",)
     options = [(trig, rate) for trig in trigs for rate in ((False, True) if to_abs_rate else (False,))]
 
-    def form(dyn, stat, trig, rate):
-        """(cost, dynamic terms, gravity terms) of one entry in one form."""
-        if trig == "absolute":
-            dyn, stat = (ring.reduce(substituted(p, to_abs_trig), True) for p in (dyn, stat))
-        d, s = _terms(substituted(dyn, to_abs_rate) if rate else dyn), _terms(stat)
-        if trig == "fourier":
-            d, s = _fourier(d, fourier_groups, ring.index), _fourier(s, fourier_groups, ring.index)
-        return _cost(d, rate_index) + _cost(s, rate_index) + (bool(d) and bool(s)), d, s
-
     def best(j, r):
         """((dynamic terms, gravity terms), the form) of entry (j, r): the cheapest form, the first of equal cost;
-        or the form given."""
+        or the form given (then nothing is costed: the 30 runs of ``--symbolic all`` on a 6-joint arm each
+        costed every entry)."""
         dyn, stat = reduced[j][r]
         if not stat.is_zero():
             stat = stat / gq
-        tried = [tuple(choices[j][r])] if choices is not None else options
-        _, d, s, pick = min((form(dyn, stat, *option) + (option,) for option in tried), key=lambda f: f[0])
+        made = _EntryForms(dyn, stat, ring, to_abs_trig, to_abs_rate, fourier_groups, substituted)
+        if choices is not None:
+            pick = tuple(choices[j][r])
+            return made.terms(*pick), pick
+        costed = []
+        for option in options:
+            d, s = made.terms(*option)
+            costed.append((_cost(d, rate_index) + made.gravity_cost(option[0], s, rate_index)
+                           + (bool(d) and bool(s)), d, s, option))
+        _, d, s, pick = min(costed, key=lambda f: f[0])
         return (d, s), pick
 
     picked = [[best(j, r) for r in range(R)] for j in range(n)]
     forms, chosen = ([[entry[i] for entry in row] for row in picked] for i in (0, 1))
     return Forms(ring, forms, chain, parallel, tuple(offsets), revolute, fourier_groups, rate_index, g_mag, chosen)
+
+
+class _EntryForms:
+    """One entry's terms in each form (trig: relative, absolute or Fourier angles; rate: relative or summed rates),
+    each piece made once for all the forms that share it: the gravity terms do not depend on the rates, and the
+    Fourier forms start from the relative ones (closed_forms tried six forms per entry, each from the start)."""
+
+    def __init__(self, dyn, stat, ring, to_abs_trig, to_abs_rate, fourier_groups, substituted):
+        self.dyn, self.stat, self.ring = dyn, stat, ring
+        self.to_abs_trig, self.to_abs_rate, self.fourier_groups = to_abs_trig, to_abs_rate, fourier_groups
+        self.substituted, self.made = substituted, {}
+
+    def _once(self, key, make):
+        if key not in self.made:
+            self.made[key] = make()
+        return self.made[key]
+
+    def _angles(self, absolute):
+        """(dynamic, gravity) polynomials in the relative or the summed angles."""
+        if not absolute:
+            return self.dyn, self.stat
+        return self._once("absolute", lambda: tuple(self.ring.reduce(self.substituted(p, self.to_abs_trig), True)
+                                                    for p in (self.dyn, self.stat)))
+
+    def _polynomial_terms(self, absolute, rate):
+        """The dynamic terms in these angles (relative or summed rates), before any Fourier form."""
+        def make():
+            dyn = self._angles(absolute)[0]
+            return _terms(self.substituted(dyn, self.to_abs_rate) if rate else dyn)
+        return self._once(("dynamic", absolute, rate), make)
+
+    def _gravity_terms(self, trig):
+        def make():
+            if trig == "fourier":
+                return _fourier(self._gravity_terms("relative"), self.fourier_groups, self.ring.index)
+            return _terms(self._angles(trig == "absolute")[1])
+        return self._once(("gravity", trig), make)
+
+    def terms(self, trig, rate):
+        """(dynamic terms, gravity terms) in the form (trig, rate)."""
+        d = self._polynomial_terms(trig == "absolute", rate)
+        if trig == "fourier":
+            d = self._once(("fourier", rate), lambda: _fourier(d, self.fourier_groups, self.ring.index))
+        return d, self._gravity_terms(trig)
+
+    def gravity_cost(self, trig, s, rate_index):
+        """:func:`_cost` of the gravity terms ``s`` in the angles ``trig`` (the same for both rates)."""
+        return self._once(("gravity cost", trig), lambda: _cost(s, rate_index))
 
 
 @dataclass(frozen=True)

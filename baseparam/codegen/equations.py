@@ -26,7 +26,10 @@ defined by its regrouping (``find``). How each entry W_b[i, r] gets its closed f
    |g| is the gravity part, printed with the symbol g.
 
 Constants of the graph are floats (the DH lengths in SI and their folded products); they are read
-back as decimals of 12 significant digits, exact for the short decimals of a description.
+back as decimals of 12 significant digits, exact for the short decimals of a description, unless
+those use 11 or 12 digits and the float is further than 1e-14 (relative) from them: then as its
+shortest round-trip decimal (``repr``), so that geometry of more digits (CAD) is not cut to 12
+(:func:`._trig._rational`).
 """
 from __future__ import annotations
 
@@ -440,8 +443,10 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             else:                   # polynomials in the symbolic lengths
                 content = Fraction(1)
                 coefs = [_length_poly(c) for c in coefs]
-            inner = sympy.Add(*[c * _mono(tuple(e - m for e, m in zip(rest, common))) *
-                                trig_product(key) for (rest, key, _), c in zip(items, coefs)])
+            # each term one product of its three factors (no Rational times a sum among them, which two at a time
+            # would distribute): the same canonical product as c·m·t left to right, one flattening instead of two
+            inner = sympy.Add(*[sympy.Mul(c, _mono(tuple(e - m for e, m in zip(rest, common))), trig_product(key))
+                                for (rest, key, _), c in zip(items, coefs)])
             total += _q(content) * _mono(common) * _mono(rate) * inner
         return total
 
