@@ -116,7 +116,8 @@ def remove_stale(folder, now=None):
 
 
 # The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
-_MOVED_ASIDE = re.compile(r"^\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old$")
+# (any character: a name with a newline is a name, and its old version was removed as a leftover instead)
+_MOVED_ASIDE = re.compile(r"\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old\Z", re.DOTALL)
 
 
 def _restore_moved_aside(entries):
@@ -359,8 +360,6 @@ def _target(path):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
-    if _read_only(real):
-        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
     for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
@@ -369,6 +368,9 @@ def _target(path):
         if inside(real, source):
             raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
                                "would change that input (choose another folder)")
+    # after the input's refusal: "remove it" is no advice for a read-only robot description named as an output
+    if _read_only(real):
+        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     return path, real
 
 
