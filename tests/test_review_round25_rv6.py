@@ -1,8 +1,11 @@
 """Round 25, reviewer rv6 of s25-lwr: the new placing of outputs, the read-only refusal, the streamed NPZ; each test
 fails before its fix."""
+import io
 import os
+import threading
 import time
 
+import numpy as np
 import pytest
 
 import baseparam as bp
@@ -40,3 +43,58 @@ def test_a_read_only_input_named_as_an_output_is_refused_as_an_input(tmp_path):
     with pytest.raises(bp.StorageError, match="ends in '/'"):
         _atomic.write_text(f"{robot}/", "new\n")
     assert robot.read_text() == "mine\n" and sorted(os.listdir(tmp_path)) == ["linked.json", "robot.yaml"]
+
+
+# --- an NPZ written into a named pipe was no longer the file's bytes ---
+
+def _frozen_zip_time(monkeypatch):
+    """zipfile stamps each member with the current time (2 s steps): frozen, two encodings compare byte for byte."""
+    import zipfile
+
+    class Clock:
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        @staticmethod
+        def localtime(seconds=None):
+            return time.gmtime(1.7e9)
+
+    monkeypatch.setattr(zipfile, "time", Clock())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes: POSIX")
+def test_an_npz_log_written_into_a_named_pipe_is_the_files_bytes(tmp_path, monkeypatch):
+    """np.savez streamed into a stream it cannot seek ends each member with a data descriptor (72 more bytes here):
+    a log written to a named pipe (or /dev/stdout on a pipe) was no longer the NPZ written to a file. Encoded in
+    memory there, as before; the bytes of a file unchanged."""
+    _frozen_zip_time(monkeypatch)
+    log = bp.Trajectory(np.arange(12) * 0.1, np.ones((12, 2)), tau=np.zeros((12, 2)))
+    bp.write_trajectory(log, tmp_path / "file.npz", joint_names=["a", "b"])
+    pipe = tmp_path / "pipe.npz"
+    os.mkfifo(pipe)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()))
+    reader.start()
+    bp.write_trajectory(log, pipe, joint_names=["a", "b"])
+    reader.join(60)
+    assert read == [(tmp_path / "file.npz").read_bytes()]
+
+
+def test_an_npz_log_is_the_bytes_np_savez_encodes_in_memory(tmp_path, monkeypatch):
+    """The streamed file, for logs of every field and length, and its size the one checked before the write."""
+    from baseparam.identification._log_files import _npz_size
+
+    _frozen_zip_time(monkeypatch)
+    rng = np.random.default_rng(3)
+    for samples in (10, 11, 100, 1001):
+        for n in (1, 3):
+            t = np.arange(samples) * 0.01
+            log = bp.Trajectory(t, rng.standard_normal((samples, n)), qd=rng.standard_normal((samples, n)),
+                                tau=rng.standard_normal((samples, n)))
+            names = [f"joint_é{k}" for k in range(n)]
+            out = tmp_path / f"log{samples}_{n}.npz"
+            bp.write_trajectory(log, out, joint_names=names)
+            arrays = {"t": t, "q": log.q, "qd": log.qd, "tau": log.tau, "joint_names": np.array(names)}
+            encoded = io.BytesIO()
+            np.savez(encoded, **arrays)
+            assert out.read_bytes() == encoded.getvalue() and _npz_size(arrays) == out.stat().st_size
