@@ -908,9 +908,11 @@ class _Placing:
         # as young as the move, its times given back with it (undo): a rename keeps the modification time, and an
         # output last written long ago looked, to a run on another machine (our process id unknown there), like a
         # killed run's leftover (remove_stale); not ours to touch (another user's file in a shared folder): left
-        # as it is
+        # as it is. Nor while another name holds it (the output was a hard link, to an input, a backup): its times
+        # are that file's too, which a write of the output must not change
         with contextlib.suppress(OSError):
-            os.utime(old)
+            if os.lstat(old).st_nlink == 1:
+                os.utime(old)
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names

@@ -98,3 +98,40 @@ def test_an_npz_log_is_the_bytes_np_savez_encodes_in_memory(tmp_path, monkeypatc
             encoded = io.BytesIO()
             np.savez(encoded, **arrays)
             assert out.read_bytes() == encoded.getvalue() and _npz_size(arrays) == out.stat().st_size
+
+
+# --- an output hard-linked to another file: that file's times changed by the output's write ---
+
+@pytest.mark.parametrize("links", [True, False])
+def test_replacing_a_hard_linked_output_leaves_the_other_names_times(tmp_path, monkeypatch, links):
+    """The old version kept aside was made young (os.utime) so that another machine's run would not take it for a
+    leftover; but an output that is a hard link to another file (a log it was copied from, a backup) shares that
+    file's inode: a set's write of the output set the other file's modification time to now (make rebuilt from it).
+    Its contents were never touched, and are not; its times now neither — with hard links or without."""
+    other, out = tmp_path / "log.csv", tmp_path / "out.csv"
+    other.write_text("input\n")
+    os.utime(other, (1e9, 1e9))
+    os.link(other, out)
+    if not links:
+        def no_link(*args, **kwargs):
+            raise OSError(1, "Operation not permitted")
+
+        monkeypatch.setattr(_atomic.os, "link", no_link)
+    with _atomic.outputs_together():
+        _atomic.write_text(out, "new\n")
+    assert other.read_text() == "input\n" and other.stat().st_mtime == 1e9 and other.stat().st_nlink == 1
+    assert out.read_text() == "new\n" and sorted(os.listdir(tmp_path)) == ["log.csv", "out.csv"]
+
+
+def test_an_old_version_alone_is_still_made_young(tmp_path):
+    """Unchanged for an output no other name holds: its old version, kept aside until the run's end, is as young as
+    the placing (a run elsewhere must not remove it as a killed run's leftover), and gone once the run ends."""
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    os.utime(out, (1e9, 1e9))
+    with _atomic.outputs_kept():
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "new\n")
+        olds = [path for path in tmp_path.iterdir() if path.name.endswith(".old")]
+        assert len(olds) == 1 and olds[0].read_text() == "old\n" and olds[0].stat().st_mtime > time.time() - 60
+    assert out.read_text() == "new\n" and os.listdir(tmp_path) == ["o.json"]
