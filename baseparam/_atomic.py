@@ -378,14 +378,23 @@ def _read_only(real):
     """Whether ``real`` is a regular file that is read-only: no write permission for anyone (0444, which the superuser
     could write over), or none for this process. A rename would replace it silently (the folder's permission is what
     a rename asks); coreutils' ``cp`` refuses it, and so does every writer here. Special files are written in place,
-    and a missing file is new."""
+    and a missing file is new. On a file system mounted read-only (where "remove it" is no advice either) the folder's
+    own refusal says so (:func:`unwritable`, the write's)."""
     try:
         mode = os.stat(real).st_mode
     except OSError:
         return False
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(mode) or _read_only_mount(real):
         return False
     return not mode & 0o222 or not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _read_only_mount(path):
+    """Whether the file system of ``path`` is mounted read-only (False where it cannot be told: no statvfs)."""
+    try:
+        return bool(os.statvfs(path).f_flag & getattr(os, "ST_RDONLY", 1))
+    except (AttributeError, OSError):
+        return False
 
 
 def _refuse_unresolvable(path, label):

@@ -135,3 +135,35 @@ def test_an_old_version_alone_is_still_made_young(tmp_path):
         olds = [path for path in tmp_path.iterdir() if path.name.endswith(".old")]
         assert len(olds) == 1 and olds[0].read_text() == "old\n" and olds[0].stat().st_mtime > time.time() - 60
     assert out.read_text() == "new\n" and os.listdir(tmp_path) == ["o.json"]
+
+
+# --- an output on a file system mounted read-only was told "remove it" ---
+
+class _ReadOnlyMount:
+    """os.statvfs's figures of a folder, its file system said mounted read-only."""
+
+    def __init__(self, figures):
+        self._figures = figures
+        self.f_flag = figures.f_flag | getattr(os, "ST_RDONLY", 1)
+
+    def __getattr__(self, name):
+        return getattr(self._figures, name)
+
+
+@pytest.mark.skipif(not hasattr(os, "statvfs"), reason="statvfs: POSIX")
+@pytest.mark.parametrize("mode", [0o644, 0o444])
+def test_an_output_on_a_read_only_mount_is_refused_in_the_systems_words(tmp_path, monkeypatch, mode):
+    """An existing output on a read-only mount is not writable (os.access says so): it was refused as "is read-only;
+    remove it or choose another name" — nothing on that mount can be removed. The folder's refusal says it now, as it
+    does for a new file there: "cannot write here (Read-only file system)"."""
+    import errno
+
+    out = tmp_path / "o.json"
+    out.write_text("mine\n")
+    out.chmod(mode)
+    real_statvfs, real_access = os.statvfs, os.access
+    monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyMount(real_statvfs(path)))
+    monkeypatch.setattr(os, "access", lambda path, how, **kw: False if how & os.W_OK else real_access(path, how, **kw))
+    with pytest.raises(bp.StorageError) as caught:
+        _atomic.check_output(out)
+    assert str(caught.value) == f"{out}: cannot write here ({os.strerror(errno.EROFS)})"
