@@ -825,6 +825,7 @@ class _Placing:
         self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
         self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
         self.placed = []         # (target, (device, inode) of the new file) of each target replaced so far
+        self.new_files = set()   # those (device, inode): a target placed twice holds ours still after its second
         self.aside = []          # (old file moved aside, its target, its (atime, mtime) in ns)
         self.dropped = []        # old files not to go back: another writer's output has replaced ours since
         self.final = False       # done: nothing to undo any more
@@ -860,6 +861,7 @@ class _Placing:
                 # it noted, or the old file moved aside was removed with the scratch and the set left half new
                 linked = os.path.exists(real) and self._keep_old(real)
                 self.placed.append((real, file_identity(tmp)))
+                self.new_files.add(self.placed[-1][1])
                 os.replace(tmp, real)
                 if linked:
                     self._made_young(self.aside[-1][0])
@@ -945,12 +947,16 @@ class _Placing:
         # ours only: another writer may have put its output in place since (run after run into one file, the last
         # one's stays), which neither goes nor gets our old version over it
         superseded = set()
+        # a new file with an old version to go back is left for that version's rename to replace: removed first, the
+        # output was missing until then (a reader found none; a SIGKILL there left none, the old version under a
+        # temporary name that no later run puts back)
+        restored = {real for old, real, _times in self.aside if file_identity(old) is not None}
         while self.placed:
-            real, ours = self.placed[-1]
+            real, _ours = self.placed[-1]
             now = file_identity(real)
-            if now is not None and now != ours:
+            if now is not None and now not in self.new_files:
                 superseded.add(real)
-            elif now is not None:
+            elif now is not None and real not in restored:
                 with contextlib.suppress(OSError):
                     os.unlink(real)
             self.placed.pop()

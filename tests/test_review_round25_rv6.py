@@ -167,3 +167,51 @@ def test_an_output_on_a_read_only_mount_is_refused_in_the_systems_words(tmp_path
     with pytest.raises(bp.StorageError) as caught:
         _atomic.check_output(out)
     assert str(caught.value) == f"{out}: cannot write here ({os.strerror(errno.EROFS)})"
+
+
+# --- a set taken back: its replaced outputs were missing between the new file's removal and the old one's return ---
+
+def test_an_output_taken_back_is_never_missing(tmp_path, monkeypatch):
+    """A set that fails once placed in part (b.json cannot be placed) takes a.json back: the new a.json was removed,
+    then the old one renamed back — a reader in between found no a.json, and a SIGKILL there left none, its old
+    version under a temporary name no run puts back. The old version's rename now replaces the new file at once."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text("old a\n")
+    real_replace, real_unlink, missing = os.replace, os.unlink, []
+
+    def replace(source, target):
+        if os.fspath(target) == str(b) and os.path.basename(os.fspath(source)).endswith(".tmp"):
+            raise OSError(5, "Input/output error")
+        real_replace(source, target)
+        missing.append(not a.exists())
+
+    def unlink(path, *args, **kwargs):
+        real_unlink(path, *args, **kwargs)
+        missing.append(not a.exists())
+
+    monkeypatch.setattr(_atomic.os, "replace", replace)
+    monkeypatch.setattr(_atomic.os, "unlink", unlink)
+    with pytest.raises(bp.StorageError, match="b.json: cannot write"):
+        _atomic.write_texts({str(a): "new a\n", str(b): "new b\n"})
+    assert a.read_text() == "old a\n" and os.listdir(tmp_path) == ["a.json"]
+    assert not any(missing), missing
+
+
+def test_a_target_named_twice_in_a_set_taken_back_gets_its_first_old_version(tmp_path, monkeypatch):
+    """Unchanged: a target placed twice by one set, then taken back, is its version from before the set."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text("old a\n")
+    real_replace = os.replace
+
+    def replace(source, target):
+        if os.fspath(target) == str(b) and os.path.basename(os.fspath(source)).endswith(".tmp"):
+            raise OSError(5, "Input/output error")
+        real_replace(source, target)
+
+    monkeypatch.setattr(_atomic.os, "replace", replace)
+    with pytest.raises(bp.StorageError, match="b.json: cannot write"):
+        with _atomic.outputs_together():
+            _atomic.write_text(a, "first\n")
+            _atomic.write_text(a, "second\n")
+            _atomic.write_text(b, "new b\n")
+    assert a.read_text() == "old a\n" and os.listdir(tmp_path) == ["a.json"]
