@@ -386,7 +386,10 @@ def _read_only(real):
         return False
     if not stat.S_ISREG(mode) or _read_only_mount(real):
         return False
-    return not mode & 0o222 or not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+    if not mode & 0o222:
+        return True
+    # os.access is False for a file gone since (another writer moving it aside, or its undo): a new file, no refusal
+    return not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids) and os.path.exists(real)
 
 
 def _read_only_mount(path):

@@ -215,3 +215,23 @@ def test_a_target_named_twice_in_a_set_taken_back_gets_its_first_old_version(tmp
             _atomic.write_text(a, "second\n")
             _atomic.write_text(b, "new b\n")
     assert a.read_text() == "old a\n" and os.listdir(tmp_path) == ["a.json"]
+
+
+# --- an output removed while it was checked was refused as read-only ---
+
+def test_an_output_gone_while_checked_is_written_not_refused_as_read_only(tmp_path, monkeypatch):
+    """_read_only took os.access's False for a file without write permission; os.access is False too for a file
+    that is gone since its stat (another writer's old version moved aside where no hard link can be made: 3 writers
+    into one file failed now and then with 'is read-only; remove it'). A file gone is a new file: written."""
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    real_access = os.access
+
+    def access(path, how, **kwargs):
+        if how & os.W_OK and os.fspath(path) == str(out) and out.exists():
+            out.unlink()                                # gone between the stat and this call
+        return real_access(path, how, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    _atomic.write_text(out, "new\n")
+    assert out.read_text() == "new\n"
