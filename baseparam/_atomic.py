@@ -110,9 +110,9 @@ def remove_stale(folder, now=None):
     """
     young = []                          # one scan of the folder gives both
     stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
-    restored = _restore_moved_aside(stale + young)
-    _discard(entry.path for entry in stale if entry.path not in restored)
-    _report_orphans([entry for entry in young if entry.path not in restored])
+    kept = _restore_moved_aside(stale + young)
+    _discard(entry.path for entry in stale if entry.path not in kept)
+    _report_orphans([entry for entry in young if entry.path not in kept])
 
 
 # The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
@@ -122,21 +122,25 @@ _MOVED_ASIDE = re.compile(r"\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old\Z", re.DOTAL
 
 def _restore_moved_aside(entries):
     """Put back, under their output's name, the old versions among ``entries`` (os.DirEntry of a killed run's
-    files) whose output is missing, and say it (a warning each). Returns the paths restored (a set)."""
+    files) whose output is missing, and say it (a warning each). Returns the paths not to remove (a set): those put
+    back, and those that could not be (no room for the name, a folder made read-only), the only version of a missing
+    output, kept for a later run to put back."""
     from ._warnings import warn
 
-    restored = set()
+    kept = set()
     for entry in entries:
         match = _MOVED_ASIDE.match(entry.name)
         if match is None:
             continue
         target = os.path.join(os.path.dirname(entry.path), match.group(1))
-        if os.path.lexists(target) or not _rename_without_replacing(entry.path, target):
+        if os.path.lexists(target):
             continue
-        restored.add(entry.path)
+        kept.add(entry.path)
+        if not _rename_without_replacing(entry.path, target):
+            continue
         warn(f"{printable(target)}: was missing, its old version put back from {printable(entry.name)} (a run was "
              "killed between moving it aside and placing the new one)")
-    return restored
+    return kept
 
 
 def _rename_without_replacing(source, target):

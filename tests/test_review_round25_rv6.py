@@ -235,3 +235,27 @@ def test_an_output_gone_while_checked_is_written_not_refused_as_read_only(tmp_pa
     monkeypatch.setattr(os, "access", access)
     _atomic.write_text(out, "new\n")
     assert out.read_text() == "new\n"
+
+
+# --- a moved-aside old version that could not be put back was removed as a leftover ---
+
+def test_an_old_version_that_cannot_be_put_back_is_kept(tmp_path, monkeypatch):
+    """Its output missing, the old version is put back by a hard link (or a rename); when neither can be made (no
+    room for a new name: ENOSPC), it was then removed with the killed run's leftovers — the output's only version.
+    It stays now, for a later run to put back."""
+    import errno
+
+    aside = tmp_path / ".baseparam-4000001-0123456789abcdef.o.json.old"
+    aside.write_text("old\n")
+
+    def no_room(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(_atomic.os, "link", no_room)
+        patched.setattr(_atomic.os, "rename", no_room)
+        _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
+    assert os.listdir(tmp_path) == [aside.name]
+    with pytest.warns(UserWarning, match="o.json: was missing, its old version put back"):
+        _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
+    assert os.listdir(tmp_path) == ["o.json"] and (tmp_path / "o.json").read_text() == "old\n"
