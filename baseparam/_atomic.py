@@ -110,32 +110,37 @@ def remove_stale(folder, now=None):
     """
     young = []                          # one scan of the folder gives both
     stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
-    restored = _restore_moved_aside(stale + young)
-    _discard(entry.path for entry in stale if entry.path not in restored)
-    _report_orphans([entry for entry in young if entry.path not in restored])
+    kept = _restore_moved_aside(stale + young)
+    _discard(entry.path for entry in stale if entry.path not in kept)
+    _report_orphans([entry for entry in young if entry.path not in kept])
 
 
 # The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
-_MOVED_ASIDE = re.compile(r"^\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old$")
+# (any character: a name with a newline is a name, and its old version was removed as a leftover instead)
+_MOVED_ASIDE = re.compile(r"\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old\Z", re.DOTALL)
 
 
 def _restore_moved_aside(entries):
     """Put back, under their output's name, the old versions among ``entries`` (os.DirEntry of a killed run's
-    files) whose output is missing, and say it (a warning each). Returns the paths restored (a set)."""
+    files) whose output is missing, and say it (a warning each). Returns the paths not to remove (a set): those put
+    back, and those that could not be (no room for the name, a folder made read-only), the only version of a missing
+    output, kept for a later run to put back."""
     from ._warnings import warn
 
-    restored = set()
+    kept = set()
     for entry in entries:
         match = _MOVED_ASIDE.match(entry.name)
         if match is None:
             continue
         target = os.path.join(os.path.dirname(entry.path), match.group(1))
-        if os.path.lexists(target) or not _rename_without_replacing(entry.path, target):
+        if os.path.lexists(target):
             continue
-        restored.add(entry.path)
+        kept.add(entry.path)
+        if not _rename_without_replacing(entry.path, target):
+            continue
         warn(f"{printable(target)}: was missing, its old version put back from {printable(entry.name)} (a run was "
              "killed between moving it aside and placing the new one)")
-    return restored
+    return kept
 
 
 def _rename_without_replacing(source, target):
@@ -359,8 +364,6 @@ def _target(path):
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise StorageError(f"{label}: is a directory, expected a file name")
-    if _read_only(real):
-        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
         raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
     for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
@@ -369,6 +372,9 @@ def _target(path):
         if inside(real, source):
             raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
                                "would change that input (choose another folder)")
+    # after the input's refusal: "remove it" is no advice for a read-only robot description named as an output
+    if _read_only(real):
+        raise StorageError(f"{label}: is read-only; remove it or choose another name")
     return path, real
 
 
@@ -376,14 +382,26 @@ def _read_only(real):
     """Whether ``real`` is a regular file that is read-only: no write permission for anyone (0444, which the superuser
     could write over), or none for this process. A rename would replace it silently (the folder's permission is what
     a rename asks); coreutils' ``cp`` refuses it, and so does every writer here. Special files are written in place,
-    and a missing file is new."""
+    and a missing file is new. On a file system mounted read-only (where "remove it" is no advice either) the folder's
+    own refusal says so (:func:`unwritable`, the write's)."""
     try:
         mode = os.stat(real).st_mode
     except OSError:
         return False
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(mode) or _read_only_mount(real):
         return False
-    return not mode & 0o222 or not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+    if not mode & 0o222:
+        return True
+    # os.access is False for a file gone since (another writer moving it aside, or its undo): a new file, no refusal
+    return not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids) and os.path.exists(real)
+
+
+def _read_only_mount(path):
+    """Whether the file system of ``path`` is mounted read-only (False where it cannot be told: no statvfs)."""
+    try:
+        return bool(os.statvfs(path).f_flag & getattr(os, "ST_RDONLY", 1))
+    except (AttributeError, OSError):
+        return False
 
 
 def _refuse_unresolvable(path, label):
@@ -814,6 +832,7 @@ class _Placing:
         self.staged = []         # (tmp, real, path) of each completed output (atomic_path)
         self.steps = []          # on_discard's callables: what else to undo (a folder made for the outputs)
         self.placed = []         # (target, (device, inode) of the new file) of each target replaced so far
+        self.new_files = set()   # those (device, inode): a target placed twice holds ours still after its second
         self.aside = []          # (old file moved aside, its target, its (atime, mtime) in ns)
         self.dropped = []        # old files not to go back: another writer's output has replaced ours since
         self.final = False       # done: nothing to undo any more
@@ -849,6 +868,7 @@ class _Placing:
                 # it noted, or the old file moved aside was removed with the scratch and the set left half new
                 linked = os.path.exists(real) and self._keep_old(real)
                 self.placed.append((real, file_identity(tmp)))
+                self.new_files.add(self.placed[-1][1])
                 os.replace(tmp, real)
                 if linked:
                     self._made_young(self.aside[-1][0])
@@ -906,9 +926,11 @@ class _Placing:
         # as young as the move, its times given back with it (undo): a rename keeps the modification time, and an
         # output last written long ago looked, to a run on another machine (our process id unknown there), like a
         # killed run's leftover (remove_stale); not ours to touch (another user's file in a shared folder): left
-        # as it is
+        # as it is. Nor while another name holds it (the output was a hard link, to an input, a backup): its times
+        # are that file's too, which a write of the output must not change
         with contextlib.suppress(OSError):
-            os.utime(old)
+            if os.lstat(old).st_nlink == 1:
+                os.utime(old)
 
     def undo(self):
         """Unless done: the new files out (none there if its move failed), the old ones back, the temporary names
@@ -932,12 +954,16 @@ class _Placing:
         # ours only: another writer may have put its output in place since (run after run into one file, the last
         # one's stays), which neither goes nor gets our old version over it
         superseded = set()
+        # a new file with an old version to go back is left for that version's rename to replace: removed first, the
+        # output was missing until then (a reader found none; a SIGKILL there left none, the old version under a
+        # temporary name that no later run puts back)
+        restored = {real for old, real, _times in self.aside if file_identity(old) is not None}
         while self.placed:
-            real, ours = self.placed[-1]
+            real, _ours = self.placed[-1]
             now = file_identity(real)
-            if now is not None and now != ours:
+            if now is not None and now not in self.new_files:
                 superseded.add(real)
-            elif now is not None:
+            elif now is not None and real not in restored:
                 with contextlib.suppress(OSError):
                     os.unlink(real)
             self.placed.pop()

@@ -22,7 +22,19 @@ def _write_npz(path, arrays):
     size unknown before}), atomically, written by ``np.savez`` straight into the temporary file
     (:func:`~baseparam._atomic.write_streamed`): its size, known from the arrays (:func:`_npz_size`), is checked
     against the free space first. Encoded in memory, the file was a second copy of the log (10⁶ × 7: +230 MB)."""
-    write_streamed(path, _npz_size(arrays), lambda stream: np.savez(stream, **arrays), ".npz")
+    write_streamed(path, _npz_size(arrays), lambda stream: _savez(stream, arrays), ".npz")
+
+
+def _savez(stream, arrays):
+    """``np.savez(stream, **arrays)``, into a stream it cannot seek (a named pipe, ``/dev/stdout`` on a pipe: written
+    in place) through memory: zipfile ends each member with a data descriptor where it cannot seek back to its
+    header, bytes unlike those of the file (and larger than :func:`_npz_size`)."""
+    if stream.seekable():
+        np.savez(stream, **arrays)
+        return
+    encoded = io.BytesIO()
+    np.savez(encoded, **arrays)
+    stream.write(encoded.getbuffer())
 
 
 def _npz_size(arrays):
@@ -58,7 +70,8 @@ def _npz_size(arrays):
 
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
-    ``metadata`` in the schema; atomically, encoded in memory first (as :func:`_write_npz`)."""
+    ``metadata`` in the schema; atomically, encoded in memory first: its size is checked against the free space before
+    the write (:func:`~baseparam._atomic.write_bytes`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -97,7 +110,7 @@ def _write_mcap(path, channels, log_times, messages, attached):
     """A ROS 2 MCAP file, atomically: ``channels`` [(topic, msgtype, ros2msg definition)], ``messages`` one
     list of S CDR byte strings per channel, sample k of every channel logged at ``log_times[k]`` (channels in
     turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``; encoded in memory
-    first (as :func:`_write_npz`)."""
+    first (as :func:`_write_parquet`)."""
     from mcap.writer import CompressionType, Writer
 
     stream = io.BytesIO()       # encoded in memory: its size is checked against the free space before the write
