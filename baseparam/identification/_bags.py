@@ -737,6 +737,7 @@ _MIN_RETURNS = 3        # returns to a series left: a publisher's restart leaves
 _GAP_TO_STEPS = 10      # a joint's series apart by this many times their typical steps: not one motion's samples
 _SPLIT_WINDOW = 20_000  # messages split into series, from the first spike: two publishers interleave all along
 _SPIKE_ROWS = 1 << 16   # messages looked at for spikes at a time
+_NEAR_INTERVALS = 4     # a series' messages this many of its typical intervals apart: it runs between them
 
 
 def _refuse_interleaved_publishers(stream, key, joints, source):
@@ -817,22 +818,46 @@ def _two_series(values):
 def _series_apart(first, second, names, key):
     """(joint, median gap, median steps) of the joint whose two series (streams ``first`` and ``second`` of one
     topic) are furthest apart for their steps, when the median gap between ``second``'s positions and ``first``'s
-    interpolated at its times (within ``first``'s span; modulo 2π, a continuous joint's angle wrapped at ±π being one
-    position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of the two series' median steps;
-    else None. Medians: a motion sampled coarsely splits into series of its highs and lows, apart by about their
-    own steps, where two publishers' series are apart by far more than theirs."""
-    inside = (second.stamps >= first.stamps[0]) & (second.stamps <= first.stamps[-1])
+    interpolated at its times (where ``first`` runs, :func:`_beside`; unwrapped, then modulo 2π, a continuous joint's
+    angle wrapped at ±π being one position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of
+    the two series' median steps; else None. Medians: a motion sampled coarsely splits into series of its highs and
+    lows, apart by about their own steps, where two publishers' series are apart by far more than theirs."""
+    inside = _beside(second.stamps, first.stamps)
     if inside.sum() < _MIN_RETURNS:
         return None
     worst, ratio = None, 0.0
     for k, j in enumerate(names):
         mine, theirs = first.arrays[key][:, k], second.arrays[key][:, k]
-        gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, mine))
+        gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, _unwrapped(mine)))
         gap = _finite_median(np.abs(gaps - 2 * np.pi * np.round(gaps / (2 * np.pi))))
         steps = sum(_finite_median(np.abs(np.diff(v))) for v in (mine, theirs))
         if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps and gap > ratio * steps:
             worst, ratio = (j, gap, steps), gap / max(steps, np.finfo(float).tiny)
     return worst
+
+
+def _beside(times, others):
+    """Which of ``times`` (sorted) lie between two of the sorted ``others`` at most :data:`_NEAR_INTERVALS` of their
+    median intervals apart: where the series ``others`` runs, not across a time it was left (one motion's noise can
+    split it into series of which one is left for seconds, its positions then interpolated across the motion)."""
+    after = np.searchsorted(others, times, side="left")
+    inner = (after > 0) & (after < others.size)
+    intervals = np.diff(others)
+    typical = _finite_median(intervals[intervals > 0])
+    bracket = np.full(times.shape, np.inf)
+    bracket[inner] = others[after[inner]] - others[after[inner] - 1]
+    exact = np.isin(times, others)
+    return exact | (bracket <= _NEAR_INTERVALS * typical)
+
+
+def _unwrapped(angles):
+    """``angles`` (1-D) with their jumps of more than π unwrapped (``np.unwrap``) among the finite ones alone: a
+    continuous joint interpolated across its wrap at ±π passes through its angles, not through 0 (nor NaN after a
+    NaN)."""
+    finite = np.isfinite(angles)
+    unwrapped = angles.copy()
+    unwrapped[finite] = np.unwrap(angles[finite])
+    return unwrapped
 
 
 def _finite_median(values):
