@@ -1,0 +1,41 @@
+"""Round twenty-five's review of the payload leftovers (rv8: s25-lpay and the lead's 54d484e5): the model's friction
+predicted with the shapes low-passed as τ was, in difference mode too."""
+import numpy as np
+
+import baseparam as bp
+from baseparam.dynamics.regressors import _evaluate as evaluate
+from baseparam.identification import payload as payload_module
+from baseparam.identification.payload import identify_payload
+from baseparam.model.attach import with_payload
+from baseparam.model.parameters import described_parameters
+from conftest import ROOT
+
+CAD = ROOT / "robots" / "ur10e_cad.yaml"
+PAYLOAD = (1.5, np.array([0.0, 0.04, 0.05]), np.diag([0.006, 0.008, 0.004]))
+
+
+def _log(robot, payload, seconds=4.0, dt=0.005, shift=0.0):
+    """Noise-free torques of ``robot`` with ``payload`` (or None) along two sines per joint, from ``shift`` s on."""
+    t = np.arange(0.0, seconds, dt) + shift
+    k = np.arange(1, robot.n_dof + 1)
+    a, b = np.outer(t, 0.7 * k) + k, np.outer(t, 1.9 + 0.3 * k)
+    q = 0.4 * np.sin(a) + 0.3 * np.sin(b)
+    qd = 0.28 * k * np.cos(a) + 0.3 * (1.9 + 0.3 * k) * np.cos(b)
+    qdd = -0.196 * k ** 2 * np.sin(a) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(b)
+    body = robot if payload is None else with_payload(robot, *payload)
+    tau = evaluate(body, q, qd, qdd, parameters="pseudo", weights=described_parameters(body, "pseudo"))
+    return bp.Trajectory(t=t - shift, q=q, tau=tau)
+
+
+def test_the_logs_are_lined_up_once_with_the_unloaded_friction_shapes(monkeypatch):
+    """The unloaded log's filtered friction shapes were matched by a second :func:`_matched`, which searched the
+    logs' shift again (383 mismatch evaluations over the whole log, per log pair); now they are matched with its
+    states, by the one search, to the same numbers."""
+    robot = bp.load_robot(CAD)
+    loaded, unloaded = _log(robot, PAYLOAD), _log(robot, None, shift=0.0025)
+    calls = []
+    shift = payload_module._shift
+    monkeypatch.setattr(payload_module, "_shift", lambda *args: calls.append(1) or shift(*args))
+    result = identify_payload(robot, loaded, unloaded=unloaded)
+    assert len(calls) == 1, len(calls)
+    assert abs(result.mass - PAYLOAD[0]) / PAYLOAD[0] < 2e-3, result.mass
