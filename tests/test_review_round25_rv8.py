@@ -39,3 +39,18 @@ def test_the_logs_are_lined_up_once_with_the_unloaded_friction_shapes(monkeypatc
     result = identify_payload(robot, loaded, unloaded=unloaded)
     assert len(calls) == 1, len(calls)
     assert abs(result.mass - PAYLOAD[0]) / PAYLOAD[0] < 2e-3, result.mass
+
+
+def test_an_unfiltered_unloaded_logs_coulomb_steps_are_matched_as_its_torque():
+    """Without preprocessing, the unloaded τ taken at the loaded samples' times (sampled half a step apart) is a linear
+    interpolation, which makes a ramp of each Coulomb step; the model's correction evaluated sign(q̇) of the matched
+    q̇, a step, and the difference was fitted as the payload's: noise-free, the UR10e CAD model's 12 N·m Coulomb put
+    the inertia 2.6 % of its largest moment off (10 s; 45 % of PAYLOAD's in these 4 s), the mass 0.1 %. The unloaded
+    log's friction shapes are now interpolated with its torque, filtered or not (0.8 %, the states' interpolation)."""
+    robot = bp.load_robot(CAD)
+    loaded, unloaded = _log(robot, PAYLOAD), _log(robot, None, shift=0.0025)
+    for model in (robot, bp.Model(robot)):
+        result = identify_payload(model, loaded, unloaded=unloaded, preprocessing=None)
+        assert abs(result.mass - PAYLOAD[0]) / PAYLOAD[0] < 1e-3, result.mass
+        assert np.abs(result.com - PAYLOAD[1]).max() < 1e-4, result.com
+        assert np.abs(result.inertia - PAYLOAD[2]).max() / PAYLOAD[2].max() < 0.05, result.inertia
