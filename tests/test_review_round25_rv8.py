@@ -3,28 +3,18 @@ predicted with the shapes low-passed as τ was, in difference mode too."""
 import numpy as np
 
 import baseparam as bp
-from baseparam.dynamics.regressors import _evaluate as evaluate
 from baseparam.identification import payload as payload_module
 from baseparam.identification.payload import identify_payload
-from baseparam.model.attach import with_payload
-from baseparam.model.parameters import described_parameters
 from conftest import ROOT
+from test_fuzz_round25_lead import _payload_log
 
 CAD = ROOT / "robots" / "ur10e_cad.yaml"
 PAYLOAD = (1.5, np.array([0.0, 0.04, 0.05]), np.diag([0.006, 0.008, 0.004]))
 
 
-def _log(robot, payload, seconds=4.0, dt=0.005, shift=0.0):
-    """Noise-free torques of ``robot`` with ``payload`` (or None) along two sines per joint, from ``shift`` s on."""
-    t = np.arange(0.0, seconds, dt) + shift
-    k = np.arange(1, robot.n_dof + 1)
-    a, b = np.outer(t, 0.7 * k) + k, np.outer(t, 1.9 + 0.3 * k)
-    q = 0.4 * np.sin(a) + 0.3 * np.sin(b)
-    qd = 0.28 * k * np.cos(a) + 0.3 * (1.9 + 0.3 * k) * np.cos(b)
-    qdd = -0.196 * k ** 2 * np.sin(a) - 0.3 * (1.9 + 0.3 * k) ** 2 * np.sin(b)
-    body = robot if payload is None else with_payload(robot, *payload)
-    tau = evaluate(body, q, qd, qdd, parameters="pseudo", weights=described_parameters(body, "pseudo"))
-    return bp.Trajectory(t=t - shift, q=q, tau=tau)
+def _log(robot, payload, shift=0.0):
+    """Four seconds of the lead's noise-free log (two sines per joint), from ``shift`` s on."""
+    return _payload_log(robot, payload, seconds=4.0, shift=shift)
 
 
 def test_the_logs_are_lined_up_once_with_the_unloaded_friction_shapes(monkeypatch):
