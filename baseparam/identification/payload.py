@@ -884,7 +884,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     values = None               # the standard parameters predicted, where friction shapes may be handed to them
     if isinstance(model, Model):
         robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)
-        values = None if model.p is None else (model.p, model.parameters)
+        values = None if model.p is None else _shaped_friction(robot, model.p, model.parameters)
     elif isinstance(model, Robot):
         # the description's values: its bodies, and its friction and rotor inertias where it gives them (they were
         # left out, and a UR10e log of the description's own torques, no payload, gave 1.2 kg "detected": the
@@ -896,7 +896,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         drives = np.delete(values, links)
         if drives.any():
             predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
-            values = (values, "pseudo")
+            values = _shaped_friction(robot, values, "pseudo")
         else:           # the bodies alone, as before (the same sums)
             predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
             values = None
@@ -995,6 +995,21 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                                    robot=reported))
 
 
+def _shaped_friction(robot, p, parameters):
+    """``(p, parameters)``, the standard parameters a prediction takes, where they give a Coulomb or Stribeck value:
+    a friction whose shape τ's low-pass changes (:func:`_shapes_as_torque`); None where they give none, the plain
+    prediction then serving as before (a model of viscous friction alone, its Coulomb columns 0, was predicted by the
+    regressor instead of its own inverse dynamics, its payload changed in the last digits).
+
+    Returns
+    -------
+    tuple (ndarray, str) or None
+    """
+    shaped = [column for (_, kind), column in ColumnLayout(robot, parameters).friction_columns.items()
+              if kind in ("FC", "FS")]
+    return (p, parameters) if np.any(np.asarray(p)[shaped]) else None
+
+
 def _shapes_as_torque(robot, values, item, interpolated=False):
     """The friction shapes the model's prediction takes at every sample of ``item`` (Processed), low-passed as its τ
     was, c(q̇) then s(q̇) side by side, or None where the plain prediction serves: no Coulomb or Stribeck value
@@ -1012,9 +1027,9 @@ def _shapes_as_torque(robot, values, item, interpolated=False):
     -------
     ndarray, shape (S, 2·n_dof), or None
     """
-    from ._friction import _filters_friction, filtered_shapes, has_shapes
+    from ._friction import _filters_friction, filtered_shapes
 
-    if values is None or not has_shapes(robot) or not (interpolated or _filters_friction(item)):
+    if values is None or not (interpolated or _filters_friction(item)):
         return None
     return np.hstack(filtered_shapes(robot, item))
 
