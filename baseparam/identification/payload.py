@@ -887,7 +887,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     values = None               # the standard parameters predicted, where friction shapes may be handed to them
     if isinstance(model, Model):
         robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)
-        values = None if model.p is None else (model.p, model.parameters)
+        values = None if model.p is None else _shaped_friction(robot, model.p, model.parameters)
     elif isinstance(model, Robot):
         # the description's values: its bodies, and its friction and rotor inertias where it gives them (they were
         # left out, and a UR10e log of the description's own torques, no payload, gave 1.2 kg "detected": the
@@ -899,7 +899,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         drives = np.delete(values, links)
         if drives.any():
             predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
-            values = (values, "pseudo")
+            values = _shaped_friction(robot, values, "pseudo")
         else:           # the bodies alone, as before (the same sums)
             predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
             values = None
@@ -966,16 +966,18 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         for k, item in enumerate(loaded):
             keep = item.kept
             if unloaded is not None:
-                # loaded samples beyond the unloaded log's span have no partner: dropped, not matched to its end
-                *matched, inside = _matched(item, unloaded[k])
+                # loaded samples beyond the unloaded log's span have no partner: dropped, not matched to its end;
+                # the unloaded log's friction shapes matched with its states (one search for the logs' shift)
+                shapes_u = _shapes_as_torque(robot, values, unloaded[k], interpolated=True)
+                *matched, inside = _matched(item, unloaded[k], *(() if shapes_u is None else (shapes_u,)))
                 keep = keep & inside
             q, qd, qdd, tau = (a[keep] for a in (item.q, item.qd, item.qdd, item.tau))
-            shapes = _shapes_as_torque(robot, values, item, keep)
+            shapes = _kept_shapes(_shapes_as_torque(robot, values, item), keep, robot.n_dof)
             if unloaded is None:
                 y = tau - _prediction(robot, predicted, values, q, qd, qdd, shapes)
             else:
                 tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched[:4])
-                shapes_u = _shapes_as_torque(robot, values, unloaded[k], keep, item)
+                shapes_u = _kept_shapes(matched[4] if len(matched) > 4 else None, keep, robot.n_dof)
                 y = (tau - tau_u) - (_prediction(robot, predicted, values, q, qd, qdd, shapes)
                                      - _prediction(robot, predicted, values, q_u, qd_u, qdd_u, shapes_u))
             block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
@@ -996,28 +998,52 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                                    robot=reported))
 
 
-def _shapes_as_torque(robot, values, item, keep, loaded=None):
-    """The friction shapes the model's prediction takes at ``item``'s kept samples, low-passed as its τ was, or None
-    where the plain prediction serves: no Coulomb or Stribeck value predicted, or τ not low-passed.
-
-    The measured τ is low-passed; a prediction of sign(q̇) friction that is not left a Coulomb step the filter had
-    smoothed in τ, fitted as the payload's (noise-free, a UR10e CAD model's 12 N·m Coulomb put the inertia 8.9 % of its
-    largest moment off). ``loaded`` (Processed): ``item`` is its unloaded partner, its shapes taken at the loaded
-    samples' matched times (:func:`_matched`).
+def _shaped_friction(robot, p, parameters):
+    """``(p, parameters)``, the standard parameters a prediction takes, where they give a Coulomb or Stribeck value:
+    a friction whose shape τ's low-pass changes (:func:`_shapes_as_torque`); None where they give none, the plain
+    prediction then serving as before (a model of viscous friction alone, its Coulomb columns 0, was predicted by the
+    regressor instead of its own inverse dynamics, its payload changed in the last digits).
 
     Returns
     -------
-    tuple of 2 ndarray, shape (S_kept, n_dof), or None
+    tuple (ndarray, str) or None
     """
-    from ._friction import _filters_friction, filtered_shapes, has_shapes
+    shaped = [column for (_, kind), column in ColumnLayout(robot, parameters).friction_columns.items()
+              if kind in ("FC", "FS")]
+    return (p, parameters) if np.any(np.asarray(p)[shaped]) else None
 
-    if values is None or not has_shapes(robot) or not _filters_friction(item):
+
+def _shapes_as_torque(robot, values, item, interpolated=False):
+    """The friction shapes the model's prediction takes at every sample of ``item`` (Processed), low-passed as its τ
+    was, c(q̇) then s(q̇) side by side, or None where the plain prediction serves: no Coulomb or Stribeck value
+    predicted, or τ neither low-passed nor ``interpolated``.
+
+    The measured τ is low-passed; a prediction of sign(q̇) friction that is not left a Coulomb step the filter had
+    smoothed in τ, fitted as the payload's (noise-free, a UR10e CAD model's 12 N·m Coulomb put the inertia 8.9 % of its
+    largest moment off). ``interpolated``: ``item`` is an unloaded log, its τ taken at the loaded samples' times by
+    linear interpolation (:func:`_matched`), which makes a ramp of each Coulomb step between two samples, filtered or
+    not: its shapes are matched with it, to the same ramps (unfiltered, the sign(q̇) of the matched q̇ left the steps'
+    ramps in the difference, the UR10e CAD model's inertia 2.6 % of its largest moment off, noise-free, with the
+    unloaded log sampled half a step later).
+
+    Returns
+    -------
+    ndarray, shape (S, 2·n_dof), or None
+    """
+    from ._friction import _filters_friction, filtered_shapes
+
+    if values is None or not (interpolated or _filters_friction(item)):
         return None
-    shapes = np.hstack(filtered_shapes(robot, item))
-    if loaded is not None:
-        shapes = _matched(loaded, item, shapes)[4]
-    n = robot.n_dof
-    return shapes[keep][:, :n], shapes[keep][:, n:]
+    return np.hstack(filtered_shapes(robot, item))
+
+
+def _kept_shapes(shapes, keep, n):
+    """``shapes`` ((S, 2·n) or None, :func:`_shapes_as_torque`) at the samples ``keep`` selects, as the regressor
+    takes them: (c, s), each (S_kept, n), or None."""
+    if shapes is None:
+        return None
+    kept = shapes[keep]
+    return kept[:, :n], kept[:, n:]
 
 
 def _prediction(robot, predicted, values, q, qd, qdd, shapes):
