@@ -57,7 +57,6 @@ from .._checks import counted
 from .._validation import check_field_kinds, check_finite_fields, check_instance, check_number, check_robot, shown
 from ..errors import DataError
 from ..motion import Trajectory, central_differences, interp_columns
-from ._least_squares import refuse_absurd_torque
 
 MAX_SAMPLES = 20_000
 MODEL_FREE_SAMPLES = 8_000
@@ -144,6 +143,9 @@ def estimate_delay(trajectory, robot=None, *, max_delay=None) -> DelayEstimate:
     source = trajectory.source
     if trajectory.tau is None:
         raise DataError(f"{source}: field tau: no effort, so no delay to estimate")
+    # imported here: the module's top must not load the dynamics (read_trajectory(delay=…) needs no robot)
+    from ._least_squares import refuse_absurd_torque
+
     refuse_absurd_torque(source, trajectory.tau)        # its shifts' sums of squares overflowed (τ × 1e200)
     t = trajectory.t
     dt = float(np.median(np.diff(t)))
