@@ -198,15 +198,17 @@ def method_name(method):
 
 
 def sign_friction_joint(model):
-    """The first joint (1-based) whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a
-    value other than 0 — or None."""
+    """The first joint whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value
+    other than 0 — as (its number, 1-based; 'Coulomb' or 'Stribeck'), or None."""
     values = dict(zip(model.names, model.p))
     for k, joint in enumerate(model.robot.joints, start=1):
         shape = joint.friction_model
         if shape is not None and shape.coulomb != "sign":
             continue
-        if any(values.get(f"{name}{k}", 0.0) != 0.0 for name in ("FC", "FS")):
-            return k
+        term = next((term for name, term in (("FC", "Coulomb"), ("FS", "Stribeck"))
+                     if values.get(f"{name}{k}", 0.0) != 0.0), None)
+        if term is not None:
+            return k, term
     return None
 
 
@@ -214,16 +216,18 @@ def refuse_implicit_with_sign_friction(model, method):
     """Refuse an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
     (:func:`sign_friction_joint`), in one line saying what to use instead. Newton's iteration across sign(q̇) has no
     root where a joint sticks: BDF returned joints moving 0.14 rad where they stick (RK4: 6e-5), Radau and LSODA
-    failed at the first step."""
+    failed at the first step. RK4 with substeps is named first: an adaptive explicit method follows a joint that
+    sticks by ever smaller steps (DOP853 ran out of its evaluation budget on the sticking planar arm)."""
     if not is_implicit(method):
         return
-    k = sign_friction_joint(model)
-    if k is not None:
+    found = sign_friction_joint(model)
+    if found is not None:
+        k, term = found
         name = method_name(method)
-        raise ArgumentError(f"method: {shown(name)} is implicit, and joints[{k}]'s Coulomb friction sign(q̇) jumps at "
+        raise ArgumentError(f"method: {shown(name)} is implicit, and joints[{k}]'s {term} friction sign(q̇) jumps at "
                             "q̇ = 0, where Newton's iteration has no solution (a sticking joint came out moving); "
-                            "use an explicit method ('DOP853'), method='rk4' with substeps, or a smooth friction "
-                            "model (friction_model='smooth:V')")
+                            "use method='rk4' with substeps, an explicit method ('DOP853') while no joint sticks, "
+                            "or a smooth friction model (friction_model='smooth:V')")
 
 
 def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None, floating=False):
