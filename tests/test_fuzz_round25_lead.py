@@ -142,3 +142,25 @@ def test_equations_refuse_mappings_their_texts_cannot_unpack(field, value):
         value = {sympy.Symbol(k) if field == "abbreviations" else k: v for k, v in value.items()}
     with pytest.raises(ArgumentError, match=rf"^Equations\.{field}"):
         dataclasses.replace(result, **{field: value})
+
+
+# -- predict: rates differenced on steps below a microsecond ---------------------------------------------------------
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-12])
+def test_predict_refuses_time_steps_no_robot_log_has(scale):
+    """lres2's leftover: predict on a log whose time steps are 1e-202 s differenced q into inf rates and returned
+    torques all NaN without a word (1e-14 s steps: an absurd-rate refusal that did not name the time); the fit's own
+    bound on the median step (1 µs) now refuses both, naming field t."""
+    import numpy as np
+
+    import baseparam as bp
+    from baseparam.errors import DataError
+    t = np.arange(400) * 0.01
+    q = np.column_stack([np.sin(t * (k + 1)) for k in range(3)])
+    tau = np.column_stack([np.cos(t * (k + 1)) for k in range(3)])
+    robot = bp.load_robot(PLANAR)
+    with pytest.warns(bp.DataWarning):
+        estimator = bp.BaseParameterEstimator(robot).fit(bp.Trajectory(t=t, q=q, tau=tau))
+    assert np.isfinite(estimator.predict(bp.Trajectory(t=t, q=q, tau=tau))).all()
+    with pytest.raises(DataError, match=r"field t: median time step .* is implausible for a robot log \(< 1e-06 s"):
+        estimator.predict(bp.Trajectory(t=t * scale, q=q, tau=tau))

@@ -321,9 +321,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing(), *, rates="
     if h_median > MAX_STEP * (1.0 + STEP_ROUNDING):
         raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
                         f"(> {MAX_STEP:g} s); is the time in ms or µs? give it in seconds")
-    if not h_median >= MIN_STEP * (1.0 - STEP_ROUNDING):
-        raise DataError(f"{src}: field t: median time step {h_median:.4g} s is implausible for a robot log "
-                        f"(< {MIN_STEP:g} s, sampled above a MHz); give the time in seconds")
+    _refuse_too_short_step(src, h_median)
     _check_velocity_units(trajectory, spans)
     derived = [name for name, given in (("qd", trajectory.qd), ("qdd", trajectory.qdd)) if given is None]
     pieces, short, filtered = [], 0, None
@@ -444,6 +442,14 @@ def lowpass_like_torque(processed, values):
     return out
 
 
+def _refuse_too_short_step(source, h_median):
+    """Refuse a median time step below :data:`MIN_STEP` (with its rounding slack): not a log in seconds, and its
+    differences are absurd or inf (1e-300 s)."""
+    if not h_median >= MIN_STEP * (1.0 - STEP_ROUNDING):
+        raise DataError(f"{source}: field t: median time step {h_median:.4g} s is implausible for a robot log "
+                        f"(< {MIN_STEP:g} s, sampled above a MHz); give the time in seconds")
+
+
 def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), signals=None, columns=None):
     """q, q̇, q̈ at every logged sample of a trajectory, as :func:`preprocess` sees them.
 
@@ -479,7 +485,10 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
     """
     check_instance(trajectory, "states_at_samples", Trajectory, "a Trajectory", error=DataError)
     t = trajectory.t
-    spans, _ = _split(t, settings.max_gap)
+    spans, h_median = _split(t, settings.max_gap)
+    if len(t) > 1 and (trajectory.qd is None or trajectory.qdd is None):
+        # rates differenced on steps of 1e-200 s were inf, and predict's torques all NaN without a word
+        _refuse_too_short_step(trajectory.source, h_median)
     q = np.array(trajectory.q, dtype=float)
     qd = np.full_like(q, np.nan) if trajectory.qd is None else np.array(trajectory.qd, dtype=float)
     qdd = np.full_like(q, np.nan) if trajectory.qdd is None else np.array(trajectory.qdd, dtype=float)
