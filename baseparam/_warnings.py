@@ -11,12 +11,16 @@ the warning there with ``warnings.warn_explicit``, as ``warnings.warn`` itself d
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 import warnings
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _GLUE = tuple(os.sep + name for name in ("contextlib.py", "functools.py"))
+# Held while the package records warnings (:func:`recorded`): one recording region of the process at a time.
+_RECORDING = threading.RLock()
 
 
 def _internal(filename: str) -> bool:
@@ -49,6 +53,23 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                            module=globals_.get("__name__", "<string>"),
                            registry=globals_.setdefault("__warningregistry__", {}))
+
+
+@contextlib.contextmanager
+def recorded():
+    """``warnings.catch_warnings(record=True)`` taken by one thread of the process at a time: yields the list of the
+    :class:`warnings.WarningMessage` recorded in the block (the caller sets its own filters inside, e.g.
+    ``warnings.simplefilter("always")``; none set, the process's apply).
+
+    ``catch_warnings`` is not thread-safe: it swaps the process's filters and ``showwarning`` on entry and puts back
+    what it found on exit. Two threads whose blocks overlapped restored each other's, and the last to leave installed
+    the other's recorder, a dead list that swallowed every later warning of the process. Blocks therefore wait for one
+    another (a process-wide :class:`threading.RLock`); one thread may nest them (an LSODA simulation inside a block).
+    A warning another thread gives meanwhile still lands in the block's list or under its filters (catch_warnings
+    cannot tell threads apart): keep blocks to what must be recorded.
+    """
+    with _RECORDING, warnings.catch_warnings(record=True) as caught:
+        yield caught
 
 
 def deprecated_parameter(function: str, name: str, why: str) -> None:

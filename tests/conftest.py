@@ -5,6 +5,8 @@ import os
 import pathlib
 import signal
 import sys
+import threading
+import warnings
 
 import pytest
 from hypothesis import settings
@@ -299,3 +301,49 @@ def interrupted_calls(shared, step, samples, *, after=False):
         shared._lock = lock
         setattr(shared, step, original)
     return [answers[0], answers.get(1)]
+
+
+OVERLAP_WAIT = 1.0      # s: how long a thread in a recording region waits for the other (results do not depend on it)
+
+
+def _warning_machinery():
+    return warnings.showwarning, warnings._showwarnmsg_impl, list(warnings.filters)
+
+
+def overlapping_regions(call, recwarn):
+    """``call(pause)`` in two threads, ``pause()`` called inside the site's recording region: thread A waits
+    there until B is inside too (or OVERLAP_WAIT), then leaves first; B waits for A's end. Unserialized, B left
+    last, putting back A's recorder. The warning machinery is left as it was, and a later warning reaches the
+    caller (here ``recwarn``)."""
+    a_inside, b_inside, a_done = threading.Event(), threading.Event(), threading.Event()
+    failures = []
+
+    def pause_until(inside, other):
+        def pause():
+            if not inside.is_set():
+                inside.set()
+                other.wait(OVERLAP_WAIT)
+        return pause
+
+    def run(pause, done=None):
+        try:
+            call(pause)
+        except Exception as exc:        # noqa: BLE001 - reported by the main thread
+            failures.append(exc)
+        finally:
+            if done is not None:
+                done.set()
+    call(lambda: None)                  # the first call's imports add their filters
+    before = _warning_machinery()
+    first = threading.Thread(target=run, args=(pause_until(a_inside, b_inside), a_done))
+    first.start()
+    a_inside.wait(OVERLAP_WAIT)
+    second = threading.Thread(target=run, args=(pause_until(b_inside, a_done),))
+    second.start()
+    first.join()
+    second.join()
+    assert not failures
+    assert _warning_machinery() == before
+    recwarn.clear()
+    warnings.warn_explicit("after both regions", UserWarning, "later.py", 1, registry={})
+    assert [str(w.message) for w in recwarn] == ["after both regions"]

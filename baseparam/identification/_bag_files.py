@@ -22,7 +22,7 @@ import numpy as np
 
 from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
 from .._checks import check_instance, not_utf8, read_bounded, refuse_special, shown, within
-from .._warnings import warn
+from .._warnings import recorded, warn
 from ..errors import DataError, DataWarning, printable
 from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
@@ -632,7 +632,7 @@ def _foreign_warnings(caught):
     """Collect into ``caught`` the warnings rosbags and its YAML reader give while a bag opens, through the user's
     own filters (an ignored warning is not collected; under ``-W error`` it raises where it is given, an error of
     the bag's reading); :func:`_reissue` says them."""
-    with warnings.catch_warnings(record=True) as found:
+    with recorded() as found:
         yield
     caught.extend(found)
 

@@ -39,7 +39,7 @@ from .._checks import check_progress, is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from ..projection.report import check_base
-from .._warnings import deprecated_parameter, warn
+from .._warnings import deprecated_parameter, recorded, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
@@ -133,7 +133,7 @@ def reduce_log(log, base, preprocessing, folds=0, read_options=None) -> LogReduc
     LogReduction
     """
     robot = check_base(base).robot        # a public worker: anything else was an AttributeError
-    with warnings.catch_warnings(record=True) as caught:
+    with recorded() as caught:
         warnings.simplefilter("always")
         item = _processed(log, robot, preprocessing, read_options)
         shapes = processed_shapes(robot, item)

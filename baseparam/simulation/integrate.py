@@ -30,7 +30,6 @@ both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of t
 """
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Iterable
 from functools import partial
@@ -46,6 +45,7 @@ from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
 from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, velocities_from_momenta
 from ..dynamics.samples import standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option, check_robot_states
+from .._warnings import recorded
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory, interp_columns
@@ -60,10 +60,6 @@ PIECE = 100_000             # RK4 steps per call of the compiled loop, which Ctr
 MIN_STEP = 1e-9             # s: the shortest time step taken (a nanosecond; no robot's log is sampled faster)
 IMPLICIT = ("BDF", "Radau", "LSODA")      # solve_ivp's methods whose steps solve for their end state (Newton)
 MIN_RTOL = 100 * np.finfo(float).eps    # solve_ivp's smallest rtol: it raises a smaller one to it, with a UserWarning
-# One LSODA run's warnings recorded at a time (a controller's simulation inside one nests): catch_warnings swaps the
-# process's filters and recorder and restores them on exit; two threads' runs that overlapped restored each other's,
-# the last to leave installing the first's recorder, which then swallowed every later warning of the process
-_RECORDING = threading.RLock()
 
 
 @takes_model("p", "t", "q0", "qd0", "tau", "noise")
@@ -484,13 +480,13 @@ def _solve_ivp(said, *args, method, **kwargs):
     returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
     warning raised meanwhile (a controller's) is issued again as it came, once per text and line (recorded with the
     filter 'always', a controller's warning came at every evaluation). Only LSODA's run is recorded: Python's
-    warning filters are the process's, not a thread's; threads' LSODA runs record one at a time (:data:`_RECORDING`)."""
+    warning filters are the process's, not a thread's; threads' runs record one at a time (:func:`.recorded`)."""
     from scipy.integrate import LSODA, solve_ivp
     if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
         return solve_ivp(*args, method=method, **kwargs)
     caught = []
     try:
-        with _RECORDING, warnings.catch_warnings(record=True) as caught:
+        with recorded() as caught:
             warnings.simplefilter("always")
             return solve_ivp(*args, method=method, **kwargs)
     finally:
