@@ -41,3 +41,26 @@ def test_overlapping_bag_openings_leave_the_warning_machinery_as_it_was(recwarn)
         with _bag_files._foreign_warnings(caught):
             pause()
     overlapping_regions(call, recwarn)
+
+
+def test_overlapping_scale_log_calls_leave_the_warning_machinery_as_it_was(recwarn, monkeypatch):
+    """``scale_log`` ignores the warnings of its read (``reduce_log`` says them): a ``catch_warnings`` without
+    recording swaps the process's filters all the same, and two threads' overlapping calls left the ignore filter
+    installed, every later warning of the process silenced (lrec's leftover, the lead's)."""
+    robot = planar_arm()
+    base = bp.find_base_parameters(robot)
+    t = np.arange(600) * 0.01
+    q = 0.4 * np.column_stack([np.sin(t * (k + 1)) for k in range(3)])
+    tau = 0.1 * np.column_stack([np.cos(t * (k + 2)) for k in range(3)])
+    log = bp.Trajectory(t, q, tau=tau)
+    processed, pauses = logs._processed, {}
+
+    def paused(*args):
+        pauses[threading.get_ident()]()
+        return processed(*args)
+    monkeypatch.setattr(logs, "_processed", paused)
+
+    def call(pause):
+        pauses[threading.get_ident()] = pause
+        logs.scale_log(log, base, bp.Preprocessing.none())      # None: the planar arm has no friction to scale
+    overlapping_regions(call, recwarn)

@@ -184,7 +184,7 @@ def scale_log(log, base, preprocessing, folds=None, read_options=None):
     """
     if folds is not None:
         deprecated_parameter("scale_log", "folds", "a log's statistics for the scales are never split into folds")
-    with warnings.catch_warnings():
+    with recorded():                    # its warnings are reduce_log's, said there: ignored, one thread at a time
         warnings.simplefilter("ignore")
         item = _processed(log, check_base(base).robot, preprocessing, read_options)
         with single_threaded():
