@@ -884,10 +884,10 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
     still_tolerance, still_duration = _check_still(still_tolerance, still_duration)
     if is_file_name(model):
         model = load_robot(model)
-    values = None               # the standard parameters predicted, where friction shapes may be handed to them
+    shaped = None               # (p, parameters) predicted with friction shapes where they give Coulomb or Stribeck
     if isinstance(model, Model):
         robot, predicted = model.robot, partial(inverse_dynamics, model)          # predicted(q, qd, qdd)
-        values = None if model.p is None else _shaped_friction(robot, model.p, model.parameters)
+        shaped = None if model.p is None else _shaped_friction(robot, model.p, model.parameters)
     elif isinstance(model, Robot):
         # the description's values: its bodies, and its friction and rotor inertias where it gives them (they were
         # left out, and a UR10e log of the description's own torques, no payload, gave 1.2 kg "detected": the
@@ -899,10 +899,9 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         drives = np.delete(values, links)
         if drives.any():
             predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
-            values = _shaped_friction(robot, values, "pseudo")
+            shaped = _shaped_friction(robot, values, "pseudo")
         else:           # the bodies alone, as before (the same sums)
             predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
-            values = None
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
     # the payload's columns are a fixed base's: a floating base's coordinates lie beyond them (an IndexError)
@@ -968,23 +967,24 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
             if unloaded is not None:
                 # loaded samples beyond the unloaded log's span have no partner: dropped, not matched to its end;
                 # the unloaded log's friction shapes matched with its states (one search for the logs' shift)
-                shapes_u = _shapes_as_torque(robot, values, unloaded[k], interpolated=True)
+                shapes_u = _shapes_as_torque(robot, shaped, unloaded[k], interpolated=True)
                 *matched, inside = _matched(item, unloaded[k], *(() if shapes_u is None else (shapes_u,)))
                 keep = keep & inside
             q, qd, qdd, tau = (a[keep] for a in (item.q, item.qd, item.qdd, item.tau))
-            shapes = _kept_shapes(_shapes_as_torque(robot, values, item), keep, robot.n_dof)
+            shapes_all = _shapes_as_torque(robot, shaped, item)
+            shapes = _kept_shapes(shapes_all, keep, robot.n_dof)
             if unloaded is None:
-                y = tau - _prediction(robot, predicted, values, q, qd, qdd, shapes)
+                y = tau - _prediction(robot, predicted, shaped, q, qd, qdd, shapes)
             else:
                 tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched[:4])
                 shapes_u = _kept_shapes(matched[4] if len(matched) > 4 else None, keep, robot.n_dof)
-                y = (tau - tau_u) - (_prediction(robot, predicted, values, q, qd, qdd, shapes)
-                                     - _prediction(robot, predicted, values, q_u, qd_u, qdd_u, shapes_u))
+                y = (tau - tau_u) - (_prediction(robot, predicted, shaped, q, qd, qdd, shapes)
+                                     - _prediction(robot, predicted, shaped, q_u, qd_u, qdd_u, shapes_u))
             block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
             blocks.append(block if carry is None else block @ carry)
             targets.append(y)
             if friction:
-                extras.append(_friction_columns(robot, item)[keep])
+                extras.append(_friction_columns(robot, item, shapes_all)[keep])
             fractions.append(_independent_fraction(item, 1) * len(q))
     W = np.concatenate(blocks)                      # (S, n, 10)
     y = np.concatenate(targets)                     # (S, n)
@@ -1013,7 +1013,7 @@ def _shaped_friction(robot, p, parameters):
     return (p, parameters) if np.any(np.asarray(p)[shaped]) else None
 
 
-def _shapes_as_torque(robot, values, item, interpolated=False):
+def _shapes_as_torque(robot, shaped, item, interpolated=False):
     """The friction shapes the model's prediction takes at every sample of ``item`` (Processed), low-passed as its τ
     was, c(q̇) then s(q̇) side by side, or None where the plain prediction serves: no Coulomb or Stribeck value
     predicted, or τ neither low-passed nor ``interpolated``.
@@ -1032,7 +1032,7 @@ def _shapes_as_torque(robot, values, item, interpolated=False):
     """
     from ._friction import _filters_friction, filtered_shapes
 
-    if values is None or not (interpolated or _filters_friction(item)):
+    if shaped is None or not (interpolated or _filters_friction(item)):
         return None
     return np.hstack(filtered_shapes(robot, item))
 
@@ -1046,18 +1046,19 @@ def _kept_shapes(shapes, keep, n):
     return kept[:, :n], kept[:, n:]
 
 
-def _prediction(robot, predicted, values, q, qd, qdd, shapes):
+def _prediction(robot, predicted, shaped, q, qd, qdd, shapes):
     """The model's torque at the states: ``predicted(q, qd, qdd)``, or, with friction ``shapes`` (as τ's low-pass
-    left them), the parameters ``values`` ((p, parameterization)) evaluated with those shapes. Shape (S, n_dof)."""
+    left them), the parameters ``shaped`` ((p, parameterization), :func:`_shaped_friction`) evaluated with those
+    shapes. Shape (S, n_dof)."""
     from ..dynamics.regressors import _evaluate as evaluate
 
     if shapes is None:
         return predicted(q, qd, qdd)
-    p, parameters = values
+    p, parameters = shaped
     return evaluate(robot, q, qd, qdd, parameters=parameters, weights=p, shapes=shapes)
 
 
-def _friction_columns(robot, item):
+def _friction_columns(robot, item, shapes=None):
     """The payload fit's friction nuisance columns at every sample of ``item`` (Processed): per joint a viscous
     q̇, a Coulomb c(q̇) and an offset 1, and s(q̇) for a joint whose friction model has a Stribeck term, each zero in
     the other joints' rows.
@@ -1066,7 +1067,8 @@ def _friction_columns(robot, item):
     was (:func:`~._friction.filtered_shapes`), as the robot's own fit takes them: a tanh(q̇/0.02) of its own here
     fitted a loaded log with the robot's sign(q̇) friction 4 % of the inertia off. The low-pass is also what keeps a
     joint at rest from chattering between ±1 in the filtered torque's place. A friction model's 'auto' scale is
-    refused before (by the model's prediction, which evaluates the shapes).
+    refused before (by the model's prediction, which evaluates the shapes). ``shapes``: those filtered shapes side by
+    side, (S, 2·n_dof), where the prediction took them already (:func:`_shapes_as_torque`).
 
     Returns
     -------
@@ -1075,7 +1077,8 @@ def _friction_columns(robot, item):
     """
     from ._friction import filtered_shapes
 
-    coulomb, stribeck = filtered_shapes(robot, item)
+    coulomb, stribeck = (filtered_shapes(robot, item) if shapes is None
+                         else (shapes[:, :robot.n_dof], shapes[:, robot.n_dof:]))
     qd = np.asarray(item.qd, dtype=float)
     per_joint = [[qd[:, j], coulomb[:, j], np.ones(len(qd))]
                  + ([stribeck[:, j]] if j_model is not None and j_model.stribeck is not None else [])
