@@ -34,7 +34,7 @@ from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.checks import INERTIA_TOLERANCE, inertia_problem
 from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters, described_parameters
-from ..model.robot import Robot, require_fixed_base, require_robot, robot_to_yaml
+from ..model.robot import Robot, _declared, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
 from ._columns import shown_names
@@ -434,8 +434,8 @@ class PayloadResult:
             return urdf_with_payload(robot, *self._carried(robot))
         check_urdf_gravity(robot)
         _warn_drives_left_out(robot)
-        # a description's friction_prior is a URDF's <dynamics>: written there (it was left out, without a word)
-        return robot_to_urdf(attached, _bodies(attached), [j.friction_prior for j in attached.joints])
+        # a description's friction_prior is a URDF's <dynamics> where it is a value (it was left out, without a word)
+        return robot_to_urdf(attached, _bodies(attached), [_prior_values(j) for j in attached.joints])
 
     def to_dict(self, flange=None):
         """JSON-ready dict: mass, com, inertia and their standard deviations (None where the data do not determine
@@ -512,8 +512,9 @@ def _mjcf_text(robot, bodies, source_file, note, said=True):
     friction = []
     for joint in robot.joints:
         given = (value(joint.friction[0]), value(joint.friction[1]))
-        if given == (0.0, 0.0) and joint.friction_prior is not None:
-            given = tuple(float(v) for v in joint.friction_prior)
+        prior = _prior_values(joint)
+        if given == (0.0, 0.0) and prior is not None:
+            given = prior
         friction.append(given)
     armature = [value(j.rotor_inertia) for j in robot.joints]
     left_out = [j for j in robot.joints if _value_given(j.friction[2]) or _value_given(_stribeck_friction(j))]
@@ -529,16 +530,34 @@ def _warn_drives_left_out(robot):
     """Warn that a new URDF of ``robot`` leaves out the friction and rotor inertias its description gives values of,
     and its friction models other than sign(q̇): a URDF written from a description has no place for them
     (:mod:`baseparam.model.urdf_writer`), and the robot read back had torques without them (2 N·m on
-    ``kuka_lwr4_cad.yaml``), with no word. (A ``friction_prior`` is written, as the URDF's ``<dynamics>``.)"""
+    ``kuka_lwr4_cad.yaml``), with no word. (A ``friction_prior`` is written, as the URDF's ``<dynamics>``, for the
+    terms a joint does not declare: :func:`_prior_values`; those of terms it declares are said left out.)"""
     friction = [v for j in robot.joints for v in (*j.friction, _stribeck_friction(j))]
     rotors = [j.rotor_inertia for j in robot.joints]
     given = [name for name, values in (("friction", friction), ("rotor inertias", rotors))
              if any(_value_given(v) for v in values)]
     if any(j.friction_model is not None and not j.friction_model.is_default for j in robot.joints):
         given.append("friction models")        # a smooth or Stribeck shape: a URDF's friction is Coulomb's sign
-    if given:
-        warn(f"payload: the URDF written from {shown(robot.name)} leaves out its {' and '.join(given)} (a URDF "
-             "written from a description has no place for them); the YAML keeps them", DataWarning)
+    why = [f"its {' and '.join(given)} (a URDF written from a description has no place for them)"] if given else []
+    if any(j.friction_prior is not None and _prior_values(j) != j.friction_prior for j in robot.joints):
+        why.append("the friction priors of the friction it declares without values (a URDF's <dynamics> is a value, "
+                   "not a prior)")
+    if why:
+        warn(f"payload: the URDF written from {shown(robot.name)} leaves out {' and '.join(why)}; the YAML keeps "
+             "them", DataWarning)
+
+
+def _prior_values(joint):
+    """``joint``'s ``friction_prior`` (viscous, Coulomb) as the values a simulator's file states (a URDF's
+    ``<dynamics damping friction>``, MJCF's ``damping`` and ``frictionloss``), or None without a prior. A prior is
+    the value of a term the joint does not declare (the true value once ``--friction`` declares it,
+    :func:`~baseparam.model.robot.with_drives`); a term declared without a value is to be identified, and its prior
+    is no value: 0, and None when the joint declares both (a URDF written from ``friction: true`` and a prior read
+    back with the prior as its true friction: what forward dynamics simulates and ``payload`` subtracts)."""
+    terms = joint.friction[:2]
+    if joint.friction_prior is None or all(_declared(term) for term in terms):
+        return None
+    return tuple(0.0 if _declared(term) else float(value) for term, value in zip(terms, joint.friction_prior))
 
 
 def _stribeck_friction(joint):
