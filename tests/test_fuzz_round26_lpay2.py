@@ -64,3 +64,62 @@ def test_a_prior_of_an_undeclared_term_stays_its_value():
     assert urdf.count('<dynamics damping="0.0" friction="2.0"/>') == robot.n_dof
     assert re.findall(r'damping="([^"]*)" frictionloss="([^"]*)"', result.robot_text(robot, "mjcf")) == [
         ("0.0", "2.0")] * robot.n_dof
+
+
+# --- 2. an unloaded log that starts later: its ends matched in the middle of the motion ----------------------------
+
+def _noise_free_log(robot, payload, shift=0.0):
+    """Ten seconds of noise-free torques (two sines per joint) of ``robot`` with ``payload``, from ``shift`` s on."""
+    from test_fuzz_round25_lead import _payload_log
+
+    return _payload_log(robot, payload, shift=shift)
+
+
+def _inertia_error(result, payload=PAYLOAD):
+    return float(np.abs(result.inertia - payload[2]).max() / np.linalg.eigvalsh(payload[2]).max())
+
+
+@pytest.mark.parametrize("preprocessing, before", [(bp.Preprocessing(), 0.0038), (None, 0.031)])
+def test_an_unloaded_log_starting_later_lends_no_end_sample(preprocessing, before):
+    """Noise-free LWR4+, the unloaded log 0.37 s later into the motion than the loaded one: the unloaded log's ends,
+    whose rates are wrong (the filter's transients; unfiltered, the one-sided differences of the stencil's last
+    samples: q̈ 4 rad/s² off), were matched with loaded samples 0.37 s into the motion, which the loaded log keeps:
+    the inertia came out 0.38 % of its largest moment off filtered, 3.1 % unfiltered (0.02 % and 0.09 % at zero
+    shift). Samples left out of the unloaded log now partner none, and the stencil's end samples are left out."""
+    robot = bp.load_robot(LWR)
+    loaded, unloaded = _noise_free_log(robot, PAYLOAD), _noise_free_log(robot, None, shift=0.37)
+    result = bp.identify_payload(robot, loaded, unloaded=unloaded, preprocessing=preprocessing)
+    assert _inertia_error(result) < 5e-4 < before, _inertia_error(result)
+    assert abs(result.mass - PAYLOAD[0]) < 1e-5 * PAYLOAD[0], result.mass
+
+
+def test_matched_partners_no_loaded_sample_between_left_out_unloaded_ones():
+    """Every loaded sample _matched keeps lies, once lined up, beside at least one sample the unloaded log keeps."""
+    from baseparam.identification.payload import _matched
+    from baseparam.identification.preprocessing import preprocess
+
+    robot = bp.load_robot(LWR)
+    logs = [preprocess(_noise_free_log(robot, p, shift=s), bp.Preprocessing(), rates="fourth-order")
+            for p, s in ((PAYLOAD, 0.0), (None, 0.37))]
+    inside = _matched(*logs)[-1]
+    t, tu = logs[0].t, logs[1].t
+    te = t[inside] - 0.37
+    below = np.clip(np.searchsorted(tu, te, side="right") - 1, 0, len(tu) - 1)
+    near = logs[1].kept[below] | logs[1].kept[np.minimum(below + 1, len(tu) - 1)]
+    assert near.all() and inside.sum() < len(t) - 74      # the 74 samples before the unloaded log's start, and more
+
+
+@pytest.mark.parametrize("logged, ends", [((), 4), (("qd",), 2), (("qd", "qdd"), 0)])
+def test_unfiltered_fourth_order_rates_leave_out_the_samples_the_stencil_does_not_reach(logged, ends):
+    """Unfiltered, the fourth-order stencil keeps central differences (the first sample's one-sided) at the two
+    samples of each end, per derivation: those samples are no longer kept; identify's central rates are unchanged."""
+    from baseparam.identification.preprocessing import preprocess
+    from test_fuzz_round25_lead import _payload_log
+
+    log = _payload_log(bp.load_robot(LWR), None, seconds=1.0)
+    t = log.t
+    fields = {"qd": np.gradient(log.q, t, axis=0), "qdd": np.zeros_like(log.q)}
+    log = bp.Trajectory(t=t, q=log.q, tau=log.tau, **{k: fields[k] for k in logged})
+    stencil = preprocess(log, bp.Preprocessing.none(), rates="fourth-order").kept
+    assert not stencil[:ends].any() and not stencil[len(t) - ends:].any() and stencil[ends:len(t) - ends].all()
+    assert preprocess(log, bp.Preprocessing.none()).kept.all()

@@ -810,8 +810,11 @@ def _shift(t, q, tu, qu):
 
 def _matched(loaded, unloaded, *signals):
     """Unloaded torque (and states, and ``signals``: arrays of the unloaded samples) at the loaded samples' times, the
-    logs lined up by their positions, and which loaded samples fall within the unloaded log's span (ndarray of bool,
-    shape (S,))."""
+    logs lined up by their positions, and which loaded samples have a partner: within the unloaded log's span, and
+    not between two samples it leaves out (ndarray of bool, shape (S,)). The samples an unloaded log leaves out (its
+    ends, where the filter's transients or the one-sided differences make its rates wrong) were matched with loaded
+    samples in the middle of the motion when the logs start apart: 0.37 s apart, noise-free, the LWR4+'s payload
+    inertia came out 0.38 % of its largest moment off (0.02 % at zero shift), 3.1 % unfiltered."""
     t = loaded.t - loaded.t[0]
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
@@ -828,7 +831,10 @@ def _matched(loaded, unloaded, *signals):
         raise DataError(f"{unloaded.source}: does not follow the motion of {loaded.source}: lined up at their best "
                         f"({d:+.3f} s), joint {j + 1} differs by {gap[j]:.3g} rad (RMS; at most {MATCH_TOLERANCE:g}): "
                         "record the same motion without the payload")
-    return [*out, inside]
+    # no partner between two samples left out; one beside a kept sample is kept (a shift of a fraction of a step
+    # matches the first kept loaded sample there: as before, to the bit)
+    partnered = np.interp(te, tu, unloaded.kept.astype(float)) > 0.0
+    return [*out, inside & partnered]
 
 
 def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Preprocessing] = Preprocessing(),
