@@ -123,3 +123,27 @@ def test_unfiltered_fourth_order_rates_leave_out_the_samples_the_stencil_does_no
     stencil = preprocess(log, bp.Preprocessing.none(), rates="fourth-order").kept
     assert not stencil[:ends].any() and not stencil[len(t) - ends:].any() and stencil[ends:len(t) - ends].all()
     assert preprocess(log, bp.Preprocessing.none()).kept.all()
+
+
+# --- 4. one reading of the friction shapes for the payload fit and the simulation ----------------------------------
+
+def test_one_reading_of_the_shaped_friction_serves_the_payload_and_the_simulation():
+    """``shaped_friction_terms`` lists the Coulomb and Stribeck values with their shapes: the payload's prediction
+    takes any (a smooth one too, whose low-pass changes it), the implicit methods' refusal the first of shape sign."""
+    from baseparam.identification.payload import _shaped_friction
+    from baseparam.model.friction import FrictionModel
+    from baseparam.model.parameters import shaped_friction_terms
+    from baseparam.simulation.integrate import sign_friction_joint
+
+    robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
+    p = bp.Model(robot).p
+    terms = shaped_friction_terms(robot, p, "pseudo")
+    assert [(k, kind) for k, kind, _ in terms] == [(k, "FC") for k in range(robot.n_dof)]
+    assert sign_friction_joint(bp.Model(robot)) == (1, "Coulomb") and _shaped_friction(robot, p, "pseudo") is not None
+    smooth = dataclasses.replace(robot, source=None, joints=tuple(
+        dataclasses.replace(j, friction_model=FrictionModel("smooth", velocity=0.05)) for j in robot.joints))
+    assert sign_friction_joint(bp.Model(smooth)) is None
+    assert _shaped_friction(smooth, bp.Model(smooth).p, "pseudo") is not None
+    none = np.array(p, dtype=float)
+    none[[c for (_, kind), c in bp.model.parameters.ColumnLayout(robot).friction_columns.items() if kind == "FC"]] = 0
+    assert shaped_friction_terms(robot, none, "pseudo") == [] and _shaped_friction(robot, none, "pseudo") is None

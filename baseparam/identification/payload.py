@@ -33,7 +33,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, DataWarning, S
 from ..model.attach import payload_body, urdf_with_payload, with_payload
 from ..model.checks import INERTIA_TOLERANCE, inertia_problem
 from ..model.loading import load_robot
-from ..model.parameters import ColumnLayout, body_parameters, described_parameters
+from ..model.parameters import ColumnLayout, body_parameters, described_parameters, shaped_friction_terms
 from ..model.robot import Robot, _declared, require_fixed_base, require_robot, robot_to_yaml
 from ..model.value import Model
 from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
@@ -997,12 +997,12 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
                 keep = keep & inside
             q, qd, qdd, tau = (a[keep] for a in (item.q, item.qd, item.qdd, item.tau))
             shapes_all = _shapes_as_torque(robot, shaped, item)
-            shapes = _kept_shapes(shapes_all, keep, robot.n_dof)
+            shapes = _kept_shapes(shapes_all, keep)
             if unloaded is None:
                 y = tau - _prediction(robot, predicted, shaped, q, qd, qdd, shapes)
             else:
                 tau_u, q_u, qd_u, qdd_u = (a[keep] for a in matched[:4])
-                shapes_u = _kept_shapes(matched[4] if len(matched) > 4 else None, keep, robot.n_dof)
+                shapes_u = _kept_shapes(matched[4] if len(matched) > 4 else None, keep)
                 y = (tau - tau_u) - (_prediction(robot, predicted, shaped, q, qd, qdd, shapes)
                                      - _prediction(robot, predicted, shaped, q_u, qd_u, qdd_u, shapes_u))
             block = evaluate(robot, q, qd, qdd, parameters="pseudo", columns=columns)
@@ -1033,9 +1033,7 @@ def _shaped_friction(robot, p, parameters):
     -------
     tuple (ndarray, str) or None
     """
-    shaped = [column for (_, kind), column in ColumnLayout(robot, parameters).friction_columns.items()
-              if kind in ("FC", "FS")]
-    return (p, parameters) if np.any(np.asarray(p)[shaped]) else None
+    return (p, parameters) if shaped_friction_terms(robot, p, parameters) else None
 
 
 def _shapes_as_torque(robot, shaped, item, interpolated=False):
@@ -1055,20 +1053,19 @@ def _shapes_as_torque(robot, shaped, item, interpolated=False):
     -------
     ndarray, shape (S, 2·n_dof), or None
     """
-    from ._friction import _filters_friction, filtered_shapes
+    from ._friction import _filters_friction, stacked_shapes
 
     if shaped is None or not (interpolated or _filters_friction(item)):
         return None
-    return np.hstack(filtered_shapes(robot, item))
+    return stacked_shapes(robot, item)
 
 
-def _kept_shapes(shapes, keep, n):
-    """``shapes`` ((S, 2·n) or None, :func:`_shapes_as_torque`) at the samples ``keep`` selects, as the regressor
-    takes them: (c, s), each (S_kept, n), or None."""
-    if shapes is None:
-        return None
-    kept = shapes[keep]
-    return kept[:, :n], kept[:, n:]
+def _kept_shapes(shapes, keep):
+    """``shapes`` ((S, 2·n_dof) or None, :func:`_shapes_as_torque`) at the samples ``keep`` selects, as the regressor
+    takes them: (c, s), each (S_kept, n_dof), or None."""
+    from ._friction import split_shapes
+
+    return None if shapes is None else split_shapes(shapes[keep])
 
 
 def _prediction(robot, predicted, shaped, q, qd, qdd, shapes):
@@ -1100,10 +1097,9 @@ def _friction_columns(robot, item, shapes=None):
     ndarray, shape (S, n_dof, k)
         k = 3·n_dof plus one per Stribeck term.
     """
-    from ._friction import filtered_shapes
+    from ._friction import filtered_shapes, split_shapes
 
-    coulomb, stribeck = (filtered_shapes(robot, item) if shapes is None
-                         else (shapes[:, :robot.n_dof], shapes[:, robot.n_dof:]))
+    coulomb, stribeck = filtered_shapes(robot, item) if shapes is None else split_shapes(shapes)
     qd = np.asarray(item.qd, dtype=float)
     per_joint = [[qd[:, j], coulomb[:, j], np.ones(len(qd))]
                  + ([stribeck[:, j]] if j_model is not None and j_model.stribeck is not None else [])
