@@ -8,23 +8,11 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.identification._payload_math import NAMES
-from baseparam.identification.payload import PayloadResult, payload_parameters
 from conftest import ROOT
+from test_fuzz_round25_lpay import PAYLOAD
+from test_fuzz_round25_lpay import _placed_result as _result_on
 
 UR, LWR = ROOT / "robots" / "ur10e.yaml", ROOT / "robots" / "kuka_lwr4.yaml"
-PAYLOAD = (2.0, np.array([0.03, -0.02, 0.06]), np.array([[0.012, 0.002, 0.0], [0.002, 0.010, 0.001],
-                                                         [0.0, 0.001, 0.006]]))
-
-
-def _result_on(robot):
-    """A payload result on ``robot`` built by hand (no fit)."""
-    mass, com, inertia = PAYLOAD
-    p = payload_parameters(mass, com, inertia)
-    return PayloadResult(mass=mass, com=com, inertia=inertia, mass_std=0.01, com_std=np.full(3, 1e-3),
-                         inertia_std=np.full((3, 3), 1e-4), parameters=p, unconstrained=p, covariance=np.eye(10) * 1e-8,
-                         identifiable=list(NAMES), rank=10, mode="model", n_samples=100,
-                         rmse=np.zeros(robot.n_dof), robot=robot)
 
 
 # --- 3. a friction prior of friction declared without values is no value -------------------------------------------
