@@ -135,3 +135,14 @@ def test_one_reading_of_the_shaped_friction_serves_the_payload_and_the_simulatio
     none = np.array(p, dtype=float)
     none[[c for (_, kind), c in bp.model.parameters.ColumnLayout(robot).friction_columns.items() if kind == "FC"]] = 0
     assert shaped_friction_terms(robot, none, "pseudo") == [] and _shaped_friction(robot, none, "pseudo") is None
+
+
+def test_the_stencil_ends_take_no_segment_away():
+    """A segment of the shortest length taken (16 samples) is still taken with the stencil's ends left out: its 8
+    middle samples kept (the length check is the filter's, before the ends are marked)."""
+    from baseparam.identification.preprocessing import MIN_SEGMENT, preprocess
+
+    t = np.arange(MIN_SEGMENT) * 0.01
+    q = np.sin(np.outer(t, [1.0, 2.0]))
+    processed = preprocess(bp.Trajectory(t=t, q=q, tau=q), bp.Preprocessing.none(), rates="fourth-order")
+    assert processed.kept.sum() == MIN_SEGMENT - 8

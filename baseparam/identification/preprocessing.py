@@ -365,8 +365,6 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing(), *, rates="
                 warn(f"{src}: cut-off {settings.cutoff_hz:g} Hz is at or above the Nyquist frequency "
                      f"{0.5 / h:.4g} Hz of the {h:.4g} s samples: not filtered; give a lower cutoff_hz, "
                      "or switch the filter off if the data need none", DataWarning)
-        if differences is fourth_order_differences:
-            edge = max(edge, STENCIL_EDGE * len(derived))
         if len(t) < max(MIN_SEGMENT, 2 * edge + MIN_SEGMENT):
             short += int(sl.stop - sl.start)
             continue
@@ -382,6 +380,8 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing(), *, rates="
                 # named, or an inf named as if logged): said here, with the file and the step it comes from
                 check_state_values(f"{src}: field {name} (derived from {'q' if name == 'qd' else 'qd'}, time step "
                                    f"{h:.4g} s)", values, DataError)
+        if differences is fourth_order_differences:     # after the length check: the segments taken stay the same
+            edge = max(edge, STENCIL_EDGE * len(derived))
         ends = np.zeros(len(t), bool)
         ends[:edge] = ends[len(t) - edge:] = True
         pieces.append((t, q, qd, qdd, tau, np.full(len(t), k), ends))
