@@ -9,7 +9,8 @@ import pytest
 import baseparam as bp
 from baseparam.dynamics.regressors import _evaluate as evaluate
 from baseparam.identification._payload_math import NAMES
-from baseparam.identification.payload import PayloadResult, flange_links, identify_payload, payload_parameters
+from baseparam.identification.payload import PayloadResult, identify_payload, payload_parameters
+from baseparam.identification.payload_vendors import flange_links
 from baseparam.identification.payload_wrench import sensor_placement
 from baseparam.model.attach import with_payload
 from baseparam.model.friction import FrictionModel, with_friction_model
