@@ -1778,7 +1778,8 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
 
     LOADED and --unloaded take glob patterns ('loaded/*.csv'), as identify's TRAIN."""
     from ._warnings import warn
-    from .identification.payload import flange_links, flange_placement, identify_payload, same_arm
+    from .identification.payload import identify_payload, same_arm
+    from .identification.payload_vendors import flange_links, flange_placement
     from .identification.trajectory import parse_column_map, read_trajectory, robot_joint_names
     from .model.robot import require_fixed_base
     # the robot's torques are predicted from its bodies alone (identify_payload): declared drive terms went unread
@@ -1845,7 +1846,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
             _check_urdf_output(described)
         if robot_format == "mjcf":
             from .errors import ArgumentError
-            from .identification.payload import check_mjcf_output
+            from .identification.payload_descriptions import check_mjcf_output
             try:
                 check_mjcf_output(described)
             except ArgumentError as exc:

@@ -255,3 +255,12 @@ pd.DataFrame({label: {"mass [kg]": r.mass, "error [%]": 100 * (r.mass - 2.805) /
 
 # %%
 real["controller's gains"].to_vendor("ur")
+
+# %% [markdown]
+# Without a log of the same motion unloaded (model mode), the model's errors land in the payload.
+# `robots/ur10e.yaml`'s own values — its CAD bodies, its friction and rotor inertias declared without
+# values — give 3.57 kg (+27 %; its bodies alone +21 %). A model identified on an unloaded log with the
+# same gains, `baseparam identify … --method consistent --yaml model.yaml` then `baseparam payload …
+# --model model.yaml`, gives 2.79 kg (−0.4 %) on this log, 2.80–2.81 kg with a model identified on
+# older logs of another motion, and 2.70–2.73 kg on the other loaded log, of another motion
+# (`bench/bench_payload_real.py` prints each row).

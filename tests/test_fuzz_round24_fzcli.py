@@ -180,7 +180,7 @@ def test_an_inertia_physical_to_the_fits_slack_is_attached_and_given_to_the_vend
     # a physical inertia is carried bit for bit
     physical = result(np.diag([1e-3, 2e-3, 2.5e-3]))
     assert physical.to_vendor("ur")["inertia"][:3] == [1e-3, 2e-3, 2.5e-3]
-    from baseparam.identification.payload import _body_inertia
+    from baseparam.identification._payload_math import body_inertia as _body_inertia
     assert np.array_equal(_body_inertia(physical.inertia), physical.inertia)
     added = _body_inertia(inertia) - inertia                   # isotropic, within the fit's slack
     assert np.abs(added - added[0, 0] * np.eye(3)).max() < 1e-20 and 0 < added[0, 0] < 1e-11

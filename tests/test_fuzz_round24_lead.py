@@ -99,6 +99,6 @@ def test_a_new_urdf_of_a_description_with_friction_values_says_it_leaves_them_ou
 
 def test_a_flange_asked_of_something_not_a_robot_is_refused_in_words():
     from baseparam.errors import ArgumentTypeError
-    from baseparam.identification.payload import flange_placement
+    from baseparam.identification.payload_vendors import flange_placement
     with pytest.raises(ArgumentTypeError, match="^robot: expected a baseparam.Robot"):
         flange_placement("x.urdf", "tool0")

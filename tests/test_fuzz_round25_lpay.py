@@ -9,7 +9,8 @@ import pytest
 import baseparam as bp
 from baseparam.dynamics.regressors import _evaluate as evaluate
 from baseparam.identification._payload_math import NAMES
-from baseparam.identification.payload import PayloadResult, flange_links, identify_payload, payload_parameters
+from baseparam.identification.payload import PayloadResult, identify_payload, payload_parameters
+from baseparam.identification.payload_vendors import flange_links
 from baseparam.identification.payload_wrench import sensor_placement
 from baseparam.model.attach import with_payload
 from baseparam.model.friction import FrictionModel, with_friction_model
@@ -153,11 +154,14 @@ def _with_priors(robot, model=None):
 def test_robot_text_keeps_a_yaml_robots_friction_prior(tmp_path):
     """A YAML robot's friction_prior (its <dynamics damping friction>, the true friction once declared) was left
     out of the URDF robot_text writes, with no word among the terms it says are left out; the YAML kept it. Now
-    the URDF has it as each joint's <dynamics>, read back as the same friction_prior."""
-    robot = _with_priors(bp.load_robot(UR))
+    the URDF has it as each joint's <dynamics>, read back as the same friction_prior. (The joints declare no
+    friction: a prior of friction declared without values is no value, round 26's test.)"""
+    plain = bp.load_robot(UR)
+    robot = _with_priors(dataclasses.replace(plain, joints=tuple(
+        dataclasses.replace(j, friction=False, rotor_inertia=False) for j in plain.joints)))
     result = _placed_result(robot)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")         # nothing left out to warn about: the friction is declared, no values
+        warnings.simplefilter("error")         # nothing left out to warn about: no friction values declared
         urdf = result.robot_text(robot, "urdf")
     (tmp_path / "r.urdf").write_text(urdf)
     (tmp_path / "r.yaml").write_text(result.robot_text(robot, "yaml"))

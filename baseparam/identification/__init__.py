@@ -16,7 +16,9 @@
 ``floating_logs``   floating-base logs and contact files (CSV, NPZ, Parquet, ROS bags), read and written
 ``payload``         :func:`identify_payload` (→ :class:`PayloadResult`) — a tool on the flange as one more
                     body, from joint torques; ``payload_static``: its mass and centre of mass from still
-                    poses; ``payload_wrench``: from a wrist force/torque sensor
+                    poses; ``payload_wrench``: from a wrist force/torque sensor; ``payload_vendors``: the
+                    result in controllers' formats (UR, KUKA, Franka) and flange frames;
+                    ``payload_descriptions``: the robot carrying it as YAML, URDF or MJCF
 ``logs``            :func:`identify_logs` — many logs, each reduced on its own (processes, Dask)
 ``drive_gains``     :func:`controller_gains` (→ :class:`ControllerGains`) — drive gains from the controller's
                     own torque-to-current map (a log's commanded torque and commanded current)

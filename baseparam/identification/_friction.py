@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 import numpy as np
 
@@ -68,11 +69,21 @@ def filtered_shapes(robot, item):
     friction model's, sign(q̇) by default) and s(q̇) per joint, shape (S, n_dof) each, low-passed as ``item``'s τ
     was. What a fit that adds friction columns of its own takes (the payload's nuisance terms), so that its
     columns are the regressor's."""
+    return split_shapes(stacked_shapes(robot, item))
+
+
+def stacked_shapes(robot, item):
+    """:func:`filtered_shapes` side by side, c(q̇) then s(q̇): shape (S, 2·n_dof). What a caller that carries the
+    shapes beside other arrays takes (matched in time, interpolated, selected by sample) and
+    :func:`split_shapes` parts again."""
     sgn, stb = shapes_at(robot, np.asarray(item.qd, dtype=float).T)
     values = np.hstack([sgn.T, stb.T])
-    if _filters_friction(item):
-        values = lowpass_like_torque(item, values)
-    n = robot.n_dof
+    return lowpass_like_torque(item, values) if _filters_friction(item) else values
+
+
+def split_shapes(values):
+    """c(q̇) and s(q̇) (each (S, n_dof)) of shapes side by side (S, 2·n_dof), as :func:`stacked_shapes` gives them."""
+    n = values.shape[1] // 2
     return values[:, :n], values[:, n:]
 
 
@@ -87,15 +98,13 @@ def shapes_at_samples(robot, trajectory, settings):
     settings = settings or Preprocessing.none()
     if not has_shapes(robot):
         return (*states_at_samples(trajectory, settings), None)
-    n = robot.n_dof
-    q, qd, qdd, values = states_at_samples(trajectory, settings,
-                                           signals=lambda processed: np.hstack(processed_shapes(robot, processed)),
-                                           columns=2 * n)
+    q, qd, qdd, values = states_at_samples(trajectory, settings, signals=partial(stacked_shapes, robot),
+                                           columns=2 * robot.n_dof)
     missing = ~np.isfinite(values).all(axis=1) & np.isfinite(qd).all(axis=1)
     if missing.any():                           # segments preprocessing did not keep: the plain shapes
         sgn, stb = shapes_at(robot, qd[missing].T)
         values[missing] = np.hstack([sgn.T, stb.T])
-    return q, qd, qdd, (values[:, :n], values[:, n:])
+    return q, qd, qdd, split_shapes(values)
 
 
 def resolve_scales(base, processed):

@@ -182,6 +182,30 @@ def _refuse(message):
     raise RobotDescriptionError(message)
 
 
+def shaped_friction_terms(robot, p, parameters="pseudo"):
+    """The Coulomb (FC) and Stribeck (FS) terms to which ``p`` gives a value other than 0, with their joints' shapes:
+    the friction that depends on q̇ other than linearly (what a low-pass changes, what jumps at q̇ = 0 when its shape
+    is sign(q̇)). One reading for the payload fit's prediction (any such term) and the simulation's refusal of an
+    implicit method (the first of shape sign).
+
+    Parameters
+    ----------
+    robot : Robot
+    p : sequence, shape (n_standard,)
+        In the columns of ``ColumnLayout(robot, parameters)``.
+    parameters : {'pseudo', 'khalil'}
+
+    Returns
+    -------
+    list of (int, str, FrictionModel or None)
+        (joint index, 0-based; 'FC' or 'FS'; the joint's friction model, None for sign(q̇)), joint by joint, FC
+        before FS.
+    """
+    columns = ColumnLayout(robot, parameters).friction_columns
+    return [(k, kind, joint.friction_model) for k, joint in enumerate(robot.joints) for kind in ("FC", "FS")
+            if (k, kind) in columns and p[columns[(k, kind)]] != 0]
+
+
 def _described_values(robot, parameters, missing):
     """The description's values in the columns of ``ColumnLayout(robot, parameters)``; ``missing(message)`` is called
     for each value declared but not given (which it may raise), and the value left 0."""

@@ -47,6 +47,7 @@ from ..dynamics.samples import standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option, check_robot_states
 from .._warnings import recorded
 from ..errors import ArgumentError, ArgumentTypeError, BaseParamError, SimulationError
+from ..model.parameters import shaped_friction_terms
 from ..model.value import takes_model
 from ..motion import MIN_SAMPLES, Trajectory, interp_columns
 from .noise import SensorNoise, checked_gains
@@ -196,15 +197,9 @@ def method_name(method):
 def sign_friction_joint(model):
     """The first joint whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value
     other than 0 — as (its number, 1-based; 'Coulomb' or 'Stribeck'), or None."""
-    values = dict(zip(model.names, model.p))
-    for k, joint in enumerate(model.robot.joints, start=1):
-        shape = joint.friction_model
-        if shape is not None and shape.coulomb != "sign":
-            continue
-        term = next((term for name, term in (("FC", "Coulomb"), ("FS", "Stribeck"))
-                     if values.get(f"{name}{k}", 0.0) != 0.0), None)
-        if term is not None:
-            return k, term
+    for k, kind, shape in shaped_friction_terms(model.robot, model.p, model.parameters):
+        if shape is None or shape.coulomb == "sign":
+            return k + 1, {"FC": "Coulomb", "FS": "Stribeck"}[kind]
     return None
 
 
