@@ -43,6 +43,7 @@ from .._warnings import deprecated_parameter, recorded, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
+from ._log_patterns import matching_names
 from ._inputs import _as_trajectories, _is_state_tuple, check_joints, read_log
 from ._least_squares import Factors, _Normal, accumulate, check_pooled, least_squares, refuse_joint_without_torque
 from .estimators import BaseParameterEstimator
@@ -53,8 +54,8 @@ FIT_OPTIONS = ("weighting", "prior", "prior_weight", "mass_bounds", "total_mass"
 
 
 def expand_logs(logs, what="logs"):
-    """The logs as a list: file names, glob patterns (``"runs/*.npz"``, ``"**"`` recursive; sorted) and
-    trajectories, one or a list of them.
+    """The logs as a list: file names, glob patterns (``"runs/*.npz"``, ``"**"`` recursive, each folder once:
+    :func:`._log_patterns.matching_names`; sorted) and trajectories, one or a list of them.
 
     A name that exists is taken as it is, even if it looks like a pattern; a pattern that matches
     nothing is refused.
@@ -68,7 +69,7 @@ def expand_logs(logs, what="logs"):
     for item in items:
         name = os.fsdecode(item) if is_file_name(item) else None      # any path type, as the readers take
         if name is not None and not os.path.exists(name) and glob.has_magic(name):
-            found = sorted(glob.glob(name, recursive=True))
+            found = sorted(matching_names(name))     # each folder once: a link loop walked no more
             if not found:
                 raise DataError(f"{printable(name)}: no file matches this pattern")
             out += found
