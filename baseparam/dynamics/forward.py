@@ -32,7 +32,7 @@ from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._native import address
 from ._compiled import piece_samples
-from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite, require_regular
 from ._peaks import peak
 from .._validation import ABSURD, CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
@@ -576,14 +576,14 @@ def forward_dynamics(model, q, qd, tau):
         qdd = fd(*one)                             # a q̈ not finite (M(q) singular) refused by the call itself
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
-        return qdd
+        return require_regular(model, one[0], qdd, "q̈", at_this_q)
     (q, qd, tau), single = check_robot_states(robot, q=q, qd=qd, tau=tau, peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
     # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
     require_definite(model, q, at_this_q if single else None)
-    return qdd
+    return require_regular(model, q[0] if single else q, qdd, "q̈", at_this_q if single else None)
 
 
 def _refuse(q, qd, tau, qdd, place=""):
