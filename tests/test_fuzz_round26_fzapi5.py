@@ -48,17 +48,42 @@ def test_the_coaxial_robot_is_singular_to_round_off():
     lambda m, q, qd, tau: bp.forward_dynamics(m, q, qd, tau),
     lambda m, q, qd, tau: bp.forward_dynamics(m, q[0].tolist(), qd[0], tau[0]),
     lambda m, q, qd, tau: bp.velocities_from_momenta(m, q[0], tau[0]),
-    lambda m, q, qd, tau: bp.velocities_from_momenta(m, q, tau)],
-    ids=["fd one sample", "fd samples", "fd list", "momenta one sample", "momenta samples"])
+    lambda m, q, qd, tau: bp.velocities_from_momenta(m, q, tau),
+    lambda m, q, qd, tau: bp.ForwardDynamics(m)(q[0], qd[0], tau[0]),
+    lambda m, q, qd, tau: bp.ForwardDynamics(m, native=False)(q[0], qd[0], tau[0]),
+    lambda m, q, qd, tau: bp.ForwardDynamics(m).batch(q, qd, tau)],
+    ids=["fd one sample", "fd samples", "fd list", "momenta one sample", "momenta samples", "ForwardDynamics",
+         "ForwardDynamics in Python", "ForwardDynamics.batch"])
 def test_a_mass_matrix_singular_to_round_off_is_refused_not_solved(call):
-    """``forward_dynamics`` and ``velocities_from_momenta`` refused a singular M(q) only when a pivot of the sweep was
-    exactly 0 (q̈ not finite); two coaxial joints with a massless link between them give a pivot of 1e-17, and q̈ =
-    3e16 rad/s² was returned as the motion (pinocchio's ABA gives NaN; the library refuses 3e16 as a q̈ it is given).
-    Now a result beyond the states the library takes is checked against M(q)'s eigenvalues, and refused."""
+    """``forward_dynamics``, ``ForwardDynamics`` and ``velocities_from_momenta`` refused a singular M(q) only when a
+    pivot of the sweep was exactly 0 (q̈ not finite); two coaxial joints with a massless link between them give a
+    pivot of round-off, and q̈ = 1e16 rad/s² was returned as the motion (pinocchio's ABA gives NaN; the library
+    refuses 1e16 as a q̈ it is given). Now a result beyond the states the library takes is checked against M(q)'s
+    eigenvalues, and refused."""
     model, q, qd, tau = _coaxial_states()
     with pytest.raises(bp.ArgumentError, match=r"^p: the joint-space inertia M\(q\) is singular at (this q|sample 0) "
                                                r"\(smallest eigenvalue .*within round-off"):
         call(model, q, qd, tau)
+
+
+@pytest.mark.parametrize("state", ["velocities", "momenta"])
+@pytest.mark.parametrize("control", [False, True])
+def test_rk4_refuses_a_motion_that_leaves_the_states_taken(state, control):
+    """``simulate(method='rk4')`` stopped only at a state that was not finite: on the singular robot it logged
+    q̇ = 1e15 rad/s from the first step on as the motion (state='velocities'), where solve_ivp's methods refuse a
+    state beyond 1e8 as a divergence. Now rk4's states are held to the same bound."""
+    model, q, qd, tau = _coaxial_states()
+    t = np.linspace(0.0, 0.1, 11)
+    torques = (lambda time, x, v: tau[0]) if control else np.tile(tau[0], (11, 1))
+    with pytest.raises(bp.SimulationError, match=r"^the simulation diverged .*(beyond|>) 1e\+08"):
+        bp.simulate(model, t, q[0], qd[0], torques, method="rk4", state=state)
+
+
+def test_rk4_of_a_regular_robot_is_as_before():
+    model = bp.Model(bp.parse_robot(WITH_MASS))
+    t = np.linspace(0.0, 0.5, 51)
+    run = bp.simulate(model, t, np.zeros(3), np.zeros(3), np.tile([1.0, -0.5, 0.2], (51, 1)), method="rk4")
+    assert np.isfinite(run.q).all() and np.abs(run.qd).max() < 1e3
 
 
 def test_large_accelerations_of_a_regular_mass_matrix_are_kept():

@@ -69,8 +69,9 @@ def require_regular(model, q, x, what, where=None):
     A zero pivot of the articulated-body sweep is often not exactly 0 but round-off (two coaxial joints with a
     massless link between them: 1e-17 kg·m²), and q̈ then came out finite, 3e16 rad/s², and was returned as the
     motion (:func:`require_finite` only sees an exact zero). Only such samples pay a mass matrix and its
-    eigenvalues (``q`` checked, (S, n_q) or (n_q,)): a smallest eigenvalue within round-off of the largest is
-    refused as a singular M(q); a positive definite one keeps its large values (small bodies, large torques).
+    eigenvalues (``q`` checked, (S, n_q) or (n_q,)): a smallest eigenvalue within round-off of 0, relative to the
+    largest, is refused as a singular M(q); a positive definite one keeps its large values (small bodies, large
+    torques), an indefinite one is :func:`require_definite`'s (bodies that are not physical).
     ``where(s)``: the words that place sample s in the message (default ``at sample s``)."""
     if x.ndim == 1 and max(map(abs, x.tolist()), default=0.0) <= ABSURD:     # one sample: on Python floats,
         return x                                                            # a few µs less than numpy's calls
@@ -83,7 +84,7 @@ def require_regular(model, q, x, what, where=None):
     scale = np.abs(M).max(axis=(1, 2))
     with np.errstate(all="ignore"):
         smallest = np.linalg.eigvalsh(M)[:, 0]
-    singular = ~(smallest > ROUND_OFF * scale)
+    singular = ~(np.abs(smallest) > ROUND_OFF * scale)     # below: indefinite, require_definite's to name
     if singular.any():
         i = int(np.argmax(singular))
         s = int(beyond[i])

@@ -149,7 +149,8 @@ class ForwardDynamics:
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
     Python), with no per-call checks beyond the lengths and a q̈ that is not finite (an ArgumentError: NaN or
-    inf in, or M(q) singular; the C kernel flags it itself); :func:`forward_dynamics` checks values, and refuses
+    inf in, or M(q) singular; the C kernel flags it itself) or beyond ±1e8 with M(q) singular to round-off
+    (:func:`~baseparam.dynamics._definite.require_regular`); :func:`forward_dynamics` checks values, and refuses
     a q where parameters that are not of physical bodies make M(q) indefinite: see
     :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object, under its lock, and returns a
     fresh array: threads may share one object (they then take turns; one object each runs them side by side). The C
@@ -256,7 +257,10 @@ class ForwardDynamics:
                 self._convert(q, qd, tau)
             if call(self._block):               # the kernel's flag: q̈ holds a number that is not finite
                 _refuse(self._q, self._qd, self._tau, self._out)
-            return self._out.copy()
+            out = self._out.copy()
+            if max(map(abs, out.tolist())) > ABSURD:    # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
+                require_regular(self.model, self._q.copy(), out, "q̈", at_this_q)
+            return out
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -270,7 +274,7 @@ class ForwardDynamics:
         self._count(1)
         if not all(map(math.isfinite, out.tolist())):
             _refuse(self._q, self._qd, self._tau, out)
-        return out
+        return require_regular(self.model, q, out, "q̈", at_this_q)
 
     def _python(self, q, qd, tau):
         """One sample by the straight-line Python, in local lists (no buffer of this object: safe
@@ -329,7 +333,7 @@ class ForwardDynamics:
         if bad.any():
             s = int(np.argmax(bad.any(axis=1)))
             _refuse(q[s], qd[s], tau[s], out, f"sample {s}: ")
-        return out
+        return require_regular(self.model, q, out, "q̈")
 
     def _batch(self, q, qd, tau):
         S = q.shape[0]
@@ -576,14 +580,14 @@ def forward_dynamics(model, q, qd, tau):
         qdd = fd(*one)                             # a q̈ not finite (M(q) singular) refused by the call itself
         if nonphysical_body(model) is not None:
             require_definite(model, one[0][None], at_this_q)
-        return require_regular(model, one[0], qdd, "q̈", at_this_q)
+        return qdd
     (q, qd, tau), single = check_robot_states(robot, q=q, qd=qd, tau=tau, peak=peak("forward_dynamics", robot))
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
     # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
     require_definite(model, q, at_this_q if single else None)
-    return require_regular(model, q[0] if single else q, qdd, "q̈", at_this_q if single else None)
+    return qdd
 
 
 def _refuse(q, qd, tau, qdd, place=""):
