@@ -110,3 +110,15 @@ def test_forward_dynamics_of_a_regular_robot_is_as_before():
     assert np.allclose(bp.forward_dynamics(model, q[0], qd[0], tau[0]), qdd[0], rtol=1e-9, atol=1e-9)
     p = bp.generalized_momenta(model, q, qd)
     assert np.allclose(bp.velocities_from_momenta(model, q, p), qd, rtol=1e-9, atol=1e-9)
+
+
+# -- Identification.to_mjcf: what MuJoCo's inverse dynamics gives ------------------------------------------------------
+def test_to_mjcf_says_mj_inverse_matches_with_constraints_off():
+    """The docstring and ``identify --mjcf`` said ``mj_inverse`` on the written file equals the prediction without the
+    Coulomb term; on random URDF trees with friction it gave the full Coulomb force on some joints and almost none on
+    others (``frictionloss`` is a soft constraint), and matched only with constraints off, as tests/test_mjcf.py
+    and docs/formats.md say."""
+    from conftest import ROOT
+    assert "constraints off" in " ".join(bp.Identification.to_mjcf.__doc__.split())
+    line = next(x for x in (ROOT / "docs" / "cli.md").read_text().splitlines() if x.startswith("| `--mjcf OUT.xml`"))
+    assert "constraints off" in line
