@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import ABSURD
 from ..errors import ArgumentError
 from ..model.urdf_update import pseudo_of
 from .samples import link_parameters, standard_model
@@ -58,6 +59,40 @@ def require_finite(x, what):
         raise ArgumentError(f"p: the joint-space inertia M(q) is singular{s}: {what} is not finite (a joint whose "
                             "links carry no inertia about its axis and no rotor inertia, or bodies that are not "
                             "physical)")
+    return x
+
+
+def require_regular(model, q, x, what, where=None):
+    """``x`` (S, n_v) or one sample (n_v,), finite, solved by M(q) (q̈, or q̇ = M(q)⁻¹ p), or an ArgumentError where
+    it is beyond the states the library takes (|x| > ABSURD) because M(q) is singular to round-off.
+
+    A zero pivot of the articulated-body sweep is often not exactly 0 but round-off (two coaxial joints with a
+    massless link between them: 1e-17 kg·m²), and q̈ then came out finite, 3e16 rad/s², and was returned as the
+    motion (:func:`require_finite` only sees an exact zero). Only such samples pay a mass matrix and its
+    eigenvalues (``q`` checked, (S, n_q) or (n_q,)): a smallest eigenvalue within round-off of 0, relative to the
+    largest, is refused as a singular M(q); a positive definite one keeps its large values (small bodies, large
+    torques), an indefinite one is :func:`require_definite`'s (bodies that are not physical).
+    ``where(s)``: the words that place sample s in the message (default ``at sample s``)."""
+    if x.ndim == 1 and max(map(abs, x.tolist()), default=0.0) <= ABSURD:     # one sample: on Python floats,
+        return x                                                            # a few µs less than numpy's calls
+    rows = np.atleast_2d(x)
+    beyond = np.flatnonzero(~(np.abs(rows) <= ABSURD).all(axis=1))
+    if not beyond.size:
+        return x
+    from .regressors import mass_matrix
+    M = mass_matrix(standard_model(model), np.atleast_2d(q)[beyond])
+    scale = np.abs(M).max(axis=(1, 2))
+    with np.errstate(all="ignore"):
+        smallest = np.linalg.eigvalsh(M)[:, 0]
+    singular = ~(np.abs(smallest) > ROUND_OFF * scale)     # below: indefinite, require_definite's to name
+    if singular.any():
+        i = int(np.argmax(singular))
+        s = int(beyond[i])
+        place = f"at sample {s}" if where is None else where(s)
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular {place} (smallest eigenvalue "
+                            f"{smallest[i]:.3g}, within round-off of the largest, {scale[i]:.3g}): {what} came out as "
+                            f"{rows[s][np.argmax(np.abs(rows[s]))]:.3g} (a joint whose links carry no inertia about "
+                            "its axis and no rotor inertia, or bodies that are not physical)")
     return x
 
 

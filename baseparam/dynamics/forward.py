@@ -32,7 +32,7 @@ from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._native import address
 from ._compiled import piece_samples
-from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite, require_regular
 from ._peaks import peak
 from .._validation import ABSURD, CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
@@ -149,7 +149,8 @@ class ForwardDynamics:
     For loops that evaluate one state at a time (controllers, integrators): the parameters are
     prepared once, and a call runs the compiled C kernel (or, without a C compiler, straight-line
     Python), with no per-call checks beyond the lengths and a q̈ that is not finite (an ArgumentError: NaN or
-    inf in, or M(q) singular; the C kernel flags it itself); :func:`forward_dynamics` checks values, and refuses
+    inf in, or M(q) singular; the C kernel flags it itself) or beyond ±1e8 with M(q) singular to round-off
+    (:func:`~baseparam.dynamics._definite.require_regular`); :func:`forward_dynamics` checks values, and refuses
     a q where parameters that are not of physical bodies make M(q) indefinite: see
     :mod:`baseparam.dynamics._definite`). A call writes into buffers of this object, under its lock, and returns a
     fresh array: threads may share one object (they then take turns; one object each runs them side by side). The C
@@ -256,7 +257,10 @@ class ForwardDynamics:
                 self._convert(q, qd, tau)
             if call(self._block):               # the kernel's flag: q̈ holds a number that is not finite
                 _refuse(self._q, self._qd, self._tau, self._out)
-            return self._out.copy()
+            out = self._out.copy()
+            if max(map(abs, out.tolist())) > ABSURD:    # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
+                require_regular(self.model, self._q.copy(), out, "q̈", at_this_q)
+            return out
 
     def _unbound(self, q, qd, tau):
         """A call before this object has the C kernel: bind it if it is compiled, else straight-line Python."""
@@ -270,7 +274,7 @@ class ForwardDynamics:
         self._count(1)
         if not all(map(math.isfinite, out.tolist())):
             _refuse(self._q, self._qd, self._tau, out)
-        return out
+        return require_regular(self.model, q, out, "q̈", at_this_q)
 
     def _python(self, q, qd, tau):
         """One sample by the straight-line Python, in local lists (no buffer of this object: safe
@@ -329,7 +333,7 @@ class ForwardDynamics:
         if bad.any():
             s = int(np.argmax(bad.any(axis=1)))
             _refuse(q[s], qd[s], tau[s], out, f"sample {s}: ")
-        return out
+        return require_regular(self.model, q, out, "q̈")
 
     def _batch(self, q, qd, tau):
         S = q.shape[0]

@@ -30,14 +30,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._peaks import peak
-from .._validation import check_option, check_robot_states
+from .._validation import ABSURD, check_option, check_robot_states
 from ..errors import SimulationError
 from ..model.value import takes_model
 from .samples import CHUNK, link_parameters, standard_model
 from .floating import public_layout
 from .newton_euler import blocked
 from .tree import Tree, body_parameters, force_cross, world_frames
-from ._definite import at_this_q, nonphysical_body, require_definite, require_finite
+from ._definite import at_this_q, nonphysical_body, require_definite, require_finite, require_regular
 
 SOLVERS = ("sweep", "ltdl")
 
@@ -208,8 +208,11 @@ def velocities_from_momenta(model, q, momenta, solver="ltdl"):
                         "q̇ = M(q)⁻¹ p")
     # a negative pivot of the sweep (the LTDL's square root fails on it) is finite: refused with the other
     # samples where M(q) is not positive definite
+    where = None if qd.ndim == 2 else at_this_q
     if nonphysical_body(model) is not None:     # q checked again only then: physical bodies need no look
-        require_definite(model, check_robot_states(model.robot, q=q)[0][0], None if qd.ndim == 2 else at_this_q)
+        require_definite(model, check_robot_states(model.robot, q=q)[0][0], where)
+    if not (np.abs(qd) <= ABSURD).all():        # a pivot of round-off (M(q) singular): q checked again only then
+        require_regular(model, check_robot_states(model.robot, q=q)[0][0], qd, "q̇ = M(q)⁻¹ p", where)
     return qd
 
 

@@ -409,7 +409,9 @@ class Identification:
         Consistent fits only. Rotor inertias become ``armature``, viscous friction ``damping``, Coulomb
         friction ``frictionloss`` (a friction offset and a Stribeck term have no MJCF counterpart). A robot
         read from a URDF keeps its link names and geometry (:mod:`baseparam.model.mjcf_writer`). MuJoCo's
-        ``mj_inverse`` on it equals the fit's prediction without the Coulomb and offset terms.
+        ``mj_inverse`` on it, with its constraints off (``mjDSBL_CONSTRAINT``), equals the fit's prediction without
+        the Coulomb and offset terms; with them on, ``frictionloss`` is a dry-friction constraint whose force
+        ``mj_inverse`` takes from the solver's soft model: anywhere from 0 to the Coulomb value, joint by joint.
 
         Parameters
         ----------

@@ -174,6 +174,13 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
                               "parameters (a physical body per link), the torques and the time step")
+    # rk4's fixed steps stop only where a state is not finite: one beyond ABSURD (a singular M(q) to round-off gave
+    # q̇ = 1e15 rad/s at the first step) was logged as the motion; solve_ivp's steps refuse it (rhs)
+    bounded = (np.abs(q) <= ABSURD).all(axis=1) & (np.abs(qd) <= ABSURD).all(axis=1)
+    if not bounded.all():
+        bad = int(np.argmax(~bounded))
+        raise SimulationError(f"the simulation diverged (a state beyond {ABSURD:g} at t = {t[bad]:.6g} s); check the "
+                              "parameters (a physical body per link), the torques and the time step")
     require_definite(model, q, lambda s: f"at t = {t[s]:.6g} s", SimulationError)
     fields = {"q": q, "qd": qd, "tau": taus, "qdd": fd.batch(q, qd, taus) if "qdd" in record else None}
     return logged(robot.n_dof, t, fields, noise, gains, record, source or f"simulate({robot.name})",
