@@ -72,6 +72,31 @@ def recorded():
         yield caught
 
 
+@contextlib.contextmanager
+def filters_held():
+    """``warnings.catch_warnings()`` (filters and ``showwarning`` put back on leaving) taken by one thread of the
+    process at a time, under the lock of :func:`recorded`: the block may change the process's filters or
+    ``showwarning`` for what it runs (the command line's warning lines).
+
+    Each thread's own ``catch_warnings()`` raced as :func:`recorded` explains: two overlapping blocks each put back
+    the filters they found, and the last to leave installed the other's for good (a states_at_samples beside another
+    left "ignore DataWarning" in the process, every later DataWarning of the user lost).
+    """
+    with _RECORDING, warnings.catch_warnings():
+        yield
+
+
+@contextlib.contextmanager
+def ignored(category: type[Warning] = Warning, message: str = ""):
+    """The warnings of ``category`` whose text starts with ``message`` (a regular expression, case ignored; "" any)
+    ignored in the block, one thread of the process at a time (:func:`filters_held`): what the package runs knowing
+    it warns of nothing the user must hear (a solver's status, said in the result). The filter is the process's: a
+    warning another thread gives meanwhile is ignored too, so keep blocks to the call that warns."""
+    with filters_held():
+        warnings.filterwarnings("ignore", message=message, category=category)
+        yield
+
+
 def deprecated_parameter(function: str, name: str, why: str) -> None:
     """The DeprecationWarning of a public parameter that is still accepted but changes nothing (``why`` says
     what decides instead), at the user's line; the caller warns only when the parameter was given."""
