@@ -17,7 +17,7 @@ from baseparam.errors import ArgumentError, DataError, RobotDescriptionError
 from baseparam.excitation import limits
 from baseparam.identification import _bag_files, _consistent, _workers, preprocessing
 from baseparam.model import _xml_text
-from conftest import overlapping_regions, planar_arm
+from conftest import overlapping_regions, planar_arm, planar_sines
 
 
 def _solver_region(monkeypatch, tmp_path):
@@ -134,3 +134,120 @@ def test_overlapping_filter_regions_leave_the_warning_machinery_as_it_was(region
     found on entry, the other's ignore filter among them (or the command line's printer as showwarning), and a later
     warning of the process was lost (checked failing before the fix, at each of these sites)."""
     overlapping_regions(region(monkeypatch, tmp_path), recwarn)
+
+
+# --- simulate's record: a sequence of known names, nothing else taken -----------------------------------------------
+
+def _simulated(record):
+    model = planar_sines(4, 10, 0.01)[1]
+    return bp.simulate(model, np.linspace(0.0, 0.1, 11), np.zeros(3), np.zeros(3), method="rk4", record=record)
+
+
+@pytest.mark.parametrize("record", [{}, {"q": 1, "qd": 2}, {"q", "qd"}, frozenset()], ids=repr)
+def test_simulate_refuses_a_mapping_or_a_set_as_record(record):
+    """``record={}`` was read as its (no) keys, the run logged as if ``()`` had been asked; a set's order (the
+    record's) is its hashes'."""
+    with pytest.raises(TypeError, match=r"^record: expected a tuple of field names .*got (dict|set|frozenset)$"):
+        _simulated(record)
+
+
+def test_simulate_refuses_names_of_several_types_in_one_line():
+    """Unknown names that cannot be sorted by value (1 and 'x') were a raw TypeError "'<' not supported between…"."""
+    with pytest.raises(bp.ArgumentError, match=r"^record: unknown fields \['x', 1\]; expected some of"):
+        _simulated(["q", 1, "x"])
+
+
+def test_simulate_refuses_an_endless_record():
+    """A generator that never ends was read for ever (a hang)."""
+    import itertools
+    with pytest.raises(bp.ArgumentError, match=r"^record: more than 100 names"):
+        _simulated(itertools.repeat("qd"))
+
+
+def test_simulate_keeps_a_sequence_or_a_generator_of_names():
+    """A tuple, a list and a generator of names as before: the same log."""
+    logs = [_simulated(record) for record in (("q", "qd"), ["q", "qd"], (name for name in ("q", "qd")))]
+    for log in logs:
+        assert log.qd is not None and log.qdd is None
+        np.testing.assert_array_equal(log.q, logs[0].q)
+
+
+# --- a log's figures and compare: no overflow reaches numpy's warning or an NRMSE of inf -----------------------------
+
+def test_a_log_of_next_to_no_torque_has_no_figure_not_inf(recwarn):
+    """A log whose joint 2 logged torques of 1e-160 N·m (next to nothing) among logs of real torques: its Σe²/Στ²
+    overflowed, numpy's raw "overflow encountered in divide" and an NRMSE of inf for that joint. Now NaN (written as
+    null), as a joint of no torque in one log; the fit and the other figures are those of before."""
+    import warnings
+
+    robot = planar_arm()
+    t = np.arange(400) * 0.01
+    logs = []
+    for k in range(3):
+        q = 0.4 * np.column_stack([np.sin(t * (j + 1 + k)) for j in range(3)])
+        tau = np.column_stack([np.cos(t * (j + 2 + k)) for j in range(3)])
+        tau[:, 1] = 1e-160 if k == 2 else tau[:, 1]
+        logs.append(bp.Trajectory(t, q, tau=tau, source=f"log{k}"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        result = bp.identify_logs(robot, logs, preprocessing=bp.Preprocessing.none(), leave_one_out=False)
+    figures = result.logs[2].train
+    assert np.isnan(figures.nrmse_percent[1]) and np.isfinite(figures.nrmse_percent[[0, 2]]).all()
+    assert np.isfinite(figures.nrmse_pooled_percent)
+    assert result.logs[2].to_dict()["train"]["nrmse_percent"][1] is None
+
+
+@pytest.mark.parametrize("e2, t2, per_joint, pooled", [
+    ([1e300, 1e300], [1e-300, 1e300], [np.nan, 100.0], 100.0 * np.sqrt(2.0)),      # a quotient
+    ([1.7e308, 1.7e308], [1.0, 1.0], [1.30384048e156] * 2, np.nan),                # the total of the errors
+    ([1.0, 1.0], [1.7e308, 1.7e308], [7.66964989e-153] * 2, np.nan),               # the total of the torques
+    ([1e200], [1e-200], [np.nan], np.nan),                                         # both
+])
+def test_a_log_figure_beyond_the_floating_point_range_is_nan(e2, t2, per_joint, pooled):
+    import warnings
+
+    from baseparam.identification.results import Metrics
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figures = Metrics._of_log(np.array(e2), np.array(t2), 10)
+    np.testing.assert_allclose(figures.nrmse_percent, per_joint, rtol=1e-8)
+    np.testing.assert_allclose(figures.nrmse_pooled_percent, pooled, rtol=1e-8)
+
+
+def test_a_log_figures_in_range_are_those_of_before():
+    from baseparam.evaluation import figures_of_sums
+    from baseparam.identification.results import Metrics
+    e2, t2 = np.array([1.0, 2.0, 0.5, 0.0]), np.array([3.0, 4.0, 0.0, 0.0])
+    figures = Metrics._of_log(e2, t2, 10)
+    per_joint, pooled = figures_of_sums(e2, t2)
+    np.testing.assert_array_equal(figures.nrmse_percent, 100.0 * per_joint)
+    assert figures.nrmse_pooled_percent == 100.0 * pooled
+
+
+@pytest.mark.parametrize("tau, message", [
+    (np.full((5, 2), 1e-160), r"^tau, predicted: joint 1: Σe²/Στ² beyond the floating-point range"),
+    (np.full((1, 2), 1.3e154), r"^tau, predicted: the sum over the joints overflowed to inf"),
+])
+def test_compare_refuses_figures_beyond_the_floating_point_range(tau, message):
+    """Torques of 1e-160 N·m against predictions of 1: numpy's raw "overflow encountered in divide" and an NRMSE of
+    inf; squares whose total over the joints overflows: "overflow encountered in reduce". Refused as nrmse does."""
+    import warnings
+
+    from baseparam.identification.results import Metrics
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(bp.ArgumentError, match=message):
+            Metrics.compare(tau, np.ones_like(tau) if tau.max() < 1 else np.zeros_like(tau))
+
+
+def test_compare_figures_in_range_are_those_of_before():
+    from baseparam.evaluation import figures_of_sums
+    from baseparam.identification.results import Metrics
+    rng = np.random.default_rng(26)
+    tau = rng.normal(size=(50, 3))
+    tau[:, 2] = 0.0                                                 # a joint of no torque: NaN, as before
+    predicted = tau + 0.1 * rng.normal(size=tau.shape)
+    figures = Metrics.compare(tau, predicted)
+    per_joint, pooled = figures_of_sums(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0))
+    np.testing.assert_array_equal(figures.nrmse_percent, 100.0 * per_joint)
+    assert figures.nrmse_pooled_percent == 100.0 * pooled
