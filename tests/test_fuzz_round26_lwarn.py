@@ -251,3 +251,24 @@ def test_compare_figures_in_range_are_those_of_before():
     per_joint, pooled = figures_of_sums(((tau - predicted) ** 2).sum(axis=0), (tau ** 2).sum(axis=0))
     np.testing.assert_array_equal(figures.nrmse_percent, 100.0 * per_joint)
     assert figures.nrmse_pooled_percent == 100.0 * pooled
+
+
+# --- the limit of open files: an environment limit, raised to a library caller as Python raises it ------------------
+
+def test_the_open_files_limit_reaches_a_library_caller_as_pythons_emfile(monkeypatch):
+    """errors.py's rule (issue 28 re-checked: EMFILE is the machine's limit, no bad argument): the check before a local
+    cluster raises what Python raises meeting the limit, an OSError EMFILE, no library error class (the command line
+    says it in one line, test_fuzz_round22_lcli). Limit faked; the cluster is never started."""
+    import errno
+
+    pytest.importorskip("distributed")
+    import distributed
+
+    import baseparam._processes as processes
+    monkeypatch.setattr(distributed, "LocalCluster", lambda *a, **k: pytest.fail("started"))
+    monkeypatch.setattr(processes, "_files_free", lambda: 10, raising=False)
+    robot, _, t, q, qd, qdd, tau = planar_sines(4, 60, 0.01)
+    logs = [bp.Trajectory(t, q, tau=tau, source="a"), bp.Trajectory(t, q, tau=tau, source="b")]
+    with pytest.raises(OSError) as refused:
+        bp.identify_logs(robot, logs, scheduler="local", workers=2)
+    assert refused.value.errno == errno.EMFILE and not isinstance(refused.value, bp.BaseParamError)
