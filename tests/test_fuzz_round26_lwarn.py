@@ -272,3 +272,57 @@ def test_the_open_files_limit_reaches_a_library_caller_as_pythons_emfile(monkeyp
     with pytest.raises(OSError) as refused:
         bp.identify_logs(robot, logs, scheduler="local", workers=2)
     assert refused.value.errno == errno.EMFILE and not isinstance(refused.value, bp.BaseParamError)
+
+
+# --- the BLAS thread count: one limit for the blocks of several threads at once -------------------------------------
+
+def _blas_counts():
+    from threadpoolctl import threadpool_info
+    return [(info["filepath"], info["num_threads"]) for info in threadpool_info() if info["user_api"] == "blas"]
+
+
+@pytest.mark.parametrize("first_thread_ends", [True, False], ids=["first thread ended", "first thread alive"])
+def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(first_thread_ends):
+    """Two threads' overlapping fits (``single_threaded`` blocks): the second saved the first's one thread as the count
+    to restore, and once the first thread had ended, put it back for good: every later BLAS call of the process on
+    one thread (checked failing before). Now one shared limit, lifted as the last block leaves; inside, one thread."""
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from baseparam import _blas
+    if _blas._limits_per_thread() or not _blas_counts():
+        pytest.skip("no BLAS library whose thread count is the process's")
+    before = _blas_counts()
+    inside = []
+    a_in, b_in, a_left, a_out = (threading.Event() for _ in range(4))
+
+    def first():
+        with _blas.single_threaded():
+            a_in.set()
+            b_in.wait(10)
+            inside.append(_blas_counts())
+        a_left.set()
+        if not first_thread_ends:
+            a_out.wait(10)
+
+    def second():
+        a_in.wait(10)
+        with _blas.single_threaded():
+            b_in.set()
+            a_out.wait(10)
+            inside.append(_blas_counts())
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    try:
+        for thread in threads:
+            thread.start()
+        threads[0].join() if first_thread_ends else a_left.wait(10)
+        a_out.set()
+        for thread in threads:
+            thread.join()
+        assert _blas_counts() == before
+        assert all(count == 1 for counts in inside for _, count in counts)
+    finally:
+        if _blas_counts() != before:        # put back for the tests after, should the check have failed
+            threadpool_limits(limits=max(count for _, count in before), user_api="blas")
+            _blas._let_go()
