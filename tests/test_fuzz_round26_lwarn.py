@@ -6,6 +6,7 @@ installed the other's ignore filter for good, every later warning of that kind i
 now goes through :func:`baseparam._warnings.ignored` (or :func:`~baseparam._warnings.filters_held`, the command
 line's), under the lock :func:`~baseparam._warnings.recorded` takes.
 """
+import sys
 import types
 
 import numpy as np
@@ -326,3 +327,40 @@ def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(
         if _blas_counts() != before:        # put back for the tests after, should the check have failed
             threadpool_limits(limits=max(count for _, count in before), user_api="blas")
             _blas._let_go()
+
+
+# --- a module another thread is still importing: its classes looked up as far as it has got -------------------------
+
+def _being_imported(monkeypatch, *names):
+    """Each module ``names`` as another thread's import leaves it at its start: in sys.modules, nothing defined yet."""
+    for name in names:
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+
+
+def test_an_array_is_read_while_another_thread_imports_numpy_ma(monkeypatch):
+    """Cold threaded runs (load_robot, identify, identify_logs: 1 in 3): real_array found numpy.ma partially initialized
+    in sys.modules, "AttributeError: partially initialized module 'numpy.ma' has no attribute 'MaskedArray'"."""
+    from baseparam._numbers import real_array
+    _being_imported(monkeypatch, "numpy.ma", "numpy.ma.core")
+    np.testing.assert_array_equal(real_array("q", [1.0, 2.0], ArgumentError), [1.0, 2.0])
+
+
+def test_a_masked_array_is_still_refused_by_its_masked_values():
+    import numpy.ma as ma
+
+    from baseparam._numbers import real_array
+    with pytest.raises(ArgumentError, match=r"^q: a masked array with 1 masked value"):
+        real_array("q", ma.array([1.0, 2.0], mask=[0, 1]), ArgumentError)
+    np.testing.assert_array_equal(real_array("q", ma.array([1.0, 2.0]), ArgumentError), [1.0, 2.0])
+
+
+def test_a_base_set_and_a_robot_are_checked_while_their_modules_are_imported(monkeypatch):
+    """check_base and require_robot_below took the class from sys.modules alike (AttributeError while another thread
+    imported those modules): nothing is a base set or a Robot before its class exists."""
+    from baseparam._checks import require_robot_below
+    from baseparam.projection.report import check_base
+    _being_imported(monkeypatch, "baseparam.projection.base_set", "baseparam.model.robot")
+    with pytest.raises(bp.ArgumentTypeError, match="^base: "):
+        check_base(object())
+    with pytest.raises(bp.ArgumentTypeError, match="^robot: "):
+        require_robot_below(object())
