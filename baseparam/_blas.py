@@ -31,15 +31,23 @@ def _controller():
         return _controllers[key]
 
 
-def single_threaded():
-    """A context manager: the block runs with one BLAS thread, the previous counts restored after.
+@contextlib.contextmanager
+def single_threaded(user_api="blas"):
+    """A context manager: the block runs with one BLAS thread (``user_api=None``: one thread in every thread pool,
+    OpenMP's too), the previous counts restored after.
 
     Where the count is the process's (OpenBLAS on its own threads, numpy's and scipy's wheels), blocks of several
-    threads at once share one limit, lifted as the last one leaves (:func:`_one_thread_shared`); where each thread has
-    its own (an OpenMP build), each block sets and restores its thread's."""
-    if _limits_per_thread():
-        return _controller().limit(limits=1, user_api="blas")
-    return _one_thread_shared()
+    threads at once share one limit, lifted as the last one leaves (:data:`_one_thread_shared`); where each thread has
+    its own (OpenMP's ``omp_set_num_threads``: OpenMP pools, an OpenBLAS built on OpenMP), each block sets and restores
+    its thread's."""
+    with contextlib.ExitStack() as stack:
+        if _limits_per_thread():
+            stack.enter_context(_controller().limit(limits=1, user_api="blas"))
+        else:
+            stack.enter_context(_one_thread_shared())
+        if user_api is None:
+            stack.enter_context(_controller().limit(limits=1, user_api="openmp"))
+        yield
 
 
 def _limits_per_thread() -> bool:

@@ -819,19 +819,20 @@ def one_blas_thread(load=None):
     return threadpool_limits(limits=1).restore_original_limits
 
 
-_one_blas_thread_here = shared_change(lambda: one_blas_thread(import_held))
-
-
 @contextmanager
 def on_one_blas_thread():
     """The block runs on one BLAS/OpenMP thread, as a worker does (:func:`one_blas_thread`), in the caller's own
     process: for work done in place of a single worker, with the same numbers to the last bit (no summation order
     depends on the thread count). The caller's thread counts are restored on leaving.
 
-    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. Blocks of
-    several threads at once share one limit, lifted as the last one leaves (:func:`shared_change`: each setting and
-    restoring its own, the second saved the first's one thread and put it back for good)."""
-    with _one_blas_thread_here():
+    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. It is the
+    fits' own (:func:`baseparam._blas.single_threaded`, every thread pool here): blocks of several threads at once,
+    these and the fits', share one limit, lifted as the last one leaves (two of their own, each setting and restoring
+    the counts, put back each other's one thread for good)."""
+    import_held("scipy.linalg")
+    from ._blas import single_threaded
+
+    with single_threaded(user_api=None):
         yield
 
 

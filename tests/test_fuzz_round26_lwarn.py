@@ -282,16 +282,31 @@ def _blas_counts():
     return [(info["filepath"], info["num_threads"]) for info in threadpool_info() if info["user_api"] == "blas"]
 
 
+def _fit_block():
+    from baseparam._blas import single_threaded
+    return single_threaded()
+
+
+def _search_block():
+    from baseparam._processes import on_one_blas_thread
+    return on_one_blas_thread()
+
+
+@pytest.mark.parametrize("blocks", [(_fit_block, _fit_block), (_search_block, _fit_block), (_fit_block, _search_block)],
+                         ids=["fit, fit", "search, fit", "fit, search"])
 @pytest.mark.parametrize("first_thread_ends", [True, False], ids=["first thread ended", "first thread alive"])
-def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(first_thread_ends):
-    """Two threads' overlapping fits (``single_threaded`` blocks): the second saved the first's one thread as the count
-    to restore, and once the first thread had ended, put it back for good: every later BLAS call of the process on
-    one thread (checked failing before). Now one shared limit, lifted as the last block leaves; inside, one thread."""
+def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(first_thread_ends, blocks):
+    """Two threads' overlapping fits (``single_threaded`` blocks) or a fit beside an excitation search run in place
+    (``on_one_blas_thread``, its own limit before): the second saved the first's one thread as the count to restore,
+    and put it back for good (once the first thread had ended, or the other helper's): every later BLAS call of the
+    process on one thread (checked failing before; 170 threaded public calls left 2 -> 1). Now one shared limit,
+    lifted as the last block leaves; inside, one thread."""
     import threading
 
     from threadpoolctl import threadpool_limits
 
     from baseparam import _blas
+    pytest.importorskip("scipy.linalg")             # the search's block loads it: loaded before the counts are read
     if _blas._limits_per_thread() or not _blas_counts():
         pytest.skip("no BLAS library whose thread count is the process's")
     before = _blas_counts()
@@ -299,7 +314,7 @@ def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(
     a_in, b_in, a_left, a_out = (threading.Event() for _ in range(4))
 
     def first():
-        with _blas.single_threaded():
+        with blocks[0]():
             a_in.set()
             b_in.wait(10)
             inside.append(_blas_counts())
@@ -309,7 +324,7 @@ def test_overlapping_single_thread_blocks_leave_the_blas_thread_count_as_it_was(
 
     def second():
         a_in.wait(10)
-        with _blas.single_threaded():
+        with blocks[1]():
             b_in.set()
             a_out.wait(10)
             inside.append(_blas_counts())
