@@ -17,7 +17,7 @@ from .._validation import (check_field_kinds, check_field_shapes, check_instance
                            check_number, check_path, check_real_array, check_record, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
-from ..evaluation import figures_in_range, figures_of_log, figures_of_sums, nrmse
+from ..evaluation import figures_in_range, figures_of_log, nrmse
 from ..model.robot import Inertia, robot_to_yaml
 from ._bodies import body_table, table_lines
 
@@ -156,11 +156,11 @@ class Metrics(ComparedByValue):
         return e2, t2, n_samples
 
     @classmethod
-    def _from_sums(cls, e2, t2, n_samples, figures=None):
-        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)); NaN NRMSE for a
-        joint of no torque, and pooled for a log of none (:meth:`_of_log`). ``figures``: their (per joint, pooled)
-        NRMSE when already computed."""
-        per_joint, pooled = figures_of_sums(e2, t2) if figures is None else figures
+    def _from_sums(cls, e2, t2, n_samples, figures):
+        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)) and ``figures``, their (per
+        joint, pooled) NRMSE as the caller's rule gives them (:func:`~baseparam.evaluation.nrmse`'s refusals for a fit,
+        NaN for a log of several: :meth:`_of_log`)."""
+        per_joint, pooled = figures
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
                    nrmse_pooled_percent=100.0 * pooled,
