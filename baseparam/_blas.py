@@ -15,6 +15,8 @@ import threading
 
 from threadpoolctl import ThreadpoolController
 
+from ._processes import shared_change
+
 _lock = threading.Lock()
 _controllers = {}     # keyed by whether scipy.linalg (its own OpenBLAS) was loaded when it was made
 
@@ -29,9 +31,56 @@ def _controller():
         return _controllers[key]
 
 
-def single_threaded():
-    """A context manager: the block runs with one BLAS thread, the previous counts restored after."""
-    return _controller().limit(limits=1, user_api="blas")
+@contextlib.contextmanager
+def single_threaded(user_api="blas"):
+    """A context manager: the block runs with one BLAS thread (``user_api=None``: one thread in every thread pool,
+    OpenMP's too), the previous counts restored after.
+
+    Where the count is the process's (OpenBLAS on its own threads, numpy's and scipy's wheels), blocks of several
+    threads at once share one limit, lifted as the last one leaves (:data:`_one_thread_shared`); where each thread has
+    its own (OpenMP's ``omp_set_num_threads``: OpenMP pools, an OpenBLAS built on OpenMP), each block sets and restores
+    its thread's."""
+    with contextlib.ExitStack() as stack:
+        if _limits_per_thread():
+            stack.enter_context(_controller().limit(limits=1, user_api="blas"))
+        else:
+            stack.enter_context(_one_thread_shared())
+        if user_api is None:
+            stack.enter_context(_controller().limit(limits=1, user_api="openmp"))
+        yield
+
+
+def _limits_per_thread() -> bool:
+    """Whether a BLAS library loaded takes its thread count per calling thread (OpenMP's ``omp_set_num_threads``)."""
+    return any(lib.user_api == "blas" and getattr(lib, "threading_layer", None) == "openmp"
+               for lib in _controller().lib_controllers)
+
+
+def _one_thread():
+    """One BLAS thread for the process; returns the undoing. threadpoolctl (3.8) lets only the thread that last set
+    OpenBLAS's count set it again until that thread lets go: both the setting and the undoing let go at once, so
+    that the undoing, made by whichever thread leaves last, is not ignored."""
+    limiter = _controller().limit(limits=1, user_api="blas")
+    _let_go()
+
+    def undo():
+        limiter.restore_original_limits()
+        _let_go()
+    return undo
+
+
+def _let_go():
+    import threadpoolctl
+
+    let_go = getattr(getattr(threadpoolctl, "OpenBLASController", None), "clear_controlling_thread", None)
+    if let_go is not None:          # threadpoolctl before 3.8 has no controlling thread
+        let_go()
+
+
+# Each block limiting and restoring its own count, the second saved the first's one thread and put it back for good:
+# two threads' overlapping fits left every later BLAS call of the process on one thread. Made again for a block that
+# finds scipy's own OpenBLAS loaded since (the controller then covers it).
+_one_thread_shared = shared_change(_one_thread, key=lambda: "scipy.linalg" in sys.modules)
 
 
 # OpenBLAS under an address-space limit (ulimit -v). numpy's and scipy's wheels each carry an OpenBLAS that takes a

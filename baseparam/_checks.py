@@ -26,6 +26,14 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = _SHORT.maxfr
 _SHORT.maxlevel = 2
 
 
+def loaded_class(module: str, name: str):
+    """The class ``name`` of ``module`` when that module has been loaded far enough to define it, else ``()`` (for
+    :func:`isinstance`: nothing is an instance of a class not yet defined). For the checks that must not import the
+    module (a cycle, a start-up cost): ``sys.modules[module].name`` raised AttributeError while another thread was
+    still importing it (``numpy.ma`` found partially initialized by 1 in 3 cold threaded runs)."""
+    return getattr(sys.modules.get(module), name, ())
+
+
 def counted(count, noun: str) -> str:
     """``"1 sample"``, ``"3 samples"``: a count and its noun, singular for exactly one (messages said "1 logs").
     ``noun`` is the plural, ending in 's'."""
@@ -93,8 +101,7 @@ def require_robot_below(value, name: str = "robot"):
     modules that ``model.robot`` imports (friction, joint_model), which cannot import it back, not even when
     called (tests/test_import_cycles.py). A Robot exists only once its module is loaded: its class is taken from
     there (a look-alike with ``joints`` is refused too)."""
-    module = sys.modules.get("baseparam.model.robot")
-    if module is None or not isinstance(value, module.Robot):
+    if not isinstance(value, loaded_class("baseparam.model.robot", "Robot")):
         raise not_a_robot(value, name)
     return value
 

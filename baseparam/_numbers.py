@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 
 import numpy as np
 
-from ._checks import counted
+from ._checks import counted, loaded_class
 from .errors import ArgumentError
 
 # What each refused dtype kind is called in messages, with a hint where one helps.
@@ -125,10 +124,11 @@ def real_array(name, x, error=ArgumentError):
         One line, ``NAME: …``, for complex numbers, datetime64/timedelta64, booleans, strings,
         other objects, ragged nested sequences, and masked values.
     """
-    # numpy.ma by sys.modules: ``np.ma`` would import it (50 ms, on the first call of a process), and a
+    # the class by the loaded modules: ``np.ma`` would import it (50 ms, on the first call of a process), and a
     # masked array exists only once it has been imported
-    ma = sys.modules.get("numpy.ma")
-    if ma is not None and isinstance(x, ma.MaskedArray):
+    if isinstance(x, loaded_class("numpy.ma.core", "MaskedArray")):
+        import numpy.ma as ma       # loaded: x is one of its arrays
+
         if ma.is_masked(x):         # np.asarray would read the values under the mask as data
             count = int(ma.count_masked(x))
             raise error(f"{name}: a masked array with {counted(count, 'masked values')}; fill them "

@@ -29,20 +29,26 @@ def _swappable():
     return [number for number in _STOPPING if signal.getsignal(number) not in (None, signal.SIG_IGN)]
 
 
-def _shared_change(change):
+def shared_change(change, key=None):
     """A context manager that makes ``change()`` (a process-wide change; it returns its undoing, a callable) for its
     block, made once for blocks of several threads at once and undone as the last of them leaves: each making and
-    undoing its own, the second saved the first's change and put it back for good."""
+    undoing its own, the second saved the first's change and put it back for good.
+
+    ``key()``, when given, says what the change covers now (which BLAS libraries are loaded): a block that finds a
+    key no running block has made it for makes it again; the undoings run as the last block leaves, the last made
+    first, so that each puts back what was there before it."""
     lock = threading.Lock()
-    state = {"blocks": 0, "undo": None}
+    made = []               # (key, undoing) of the blocks running, in the order they were made
+    state = {"blocks": 0}
 
     @contextmanager
     def block():
         entered = False
         try:
             with lock:
-                if not state["blocks"]:
-                    state["undo"] = change()
+                now = None if key is None else key()
+                if all(made_for != now for made_for, _ in made):
+                    made.append((now, change()))
                 state["blocks"] += 1
                 entered = True
             yield
@@ -50,8 +56,8 @@ def _shared_change(change):
             if entered:
                 with lock:
                     state["blocks"] -= 1
-                    if not state["blocks"]:
-                        state["undo"]()
+                    while not state["blocks"] and made:
+                        made.pop()[1]()
     return block
 
 
@@ -60,7 +66,7 @@ def caller_not_reimported():
     """Spawned workers need nothing from the caller's script (the work lives in the package), so they
     are started without re-running it: a script that works at top level, without the
     ``if __name__ == "__main__"`` guard spawn usually requires, still works. Blocks of several threads at once
-    share one change (:func:`_shared_change`): each making its own, the first's end showed the script to the second's
+    share one change (:func:`shared_change`): each making its own, the first's end showed the script to the second's
     workers still starting, and the second's put back the first's ``__spec__ = None`` for good."""
     with _main_hidden():
         yield
@@ -75,7 +81,7 @@ def _hide_main():
     return lambda: main.update(hidden)
 
 
-_main_hidden = _shared_change(_hide_main)
+_main_hidden = shared_change(_hide_main)
 
 
 # What a worker's BLAS and OpenMP libraries read as they load: one thread each (:func:`one_blas_thread` sets the same
@@ -96,7 +102,7 @@ def workers_on_one_blas_thread():
 
     The environment is the whole process's: its other threads see the three names set while the block runs. Blocks
     of several threads at once (two runs started side by side) share one change, undone as the last one leaves
-    (:func:`_shared_change`)."""
+    (:func:`shared_change`)."""
     with _one_blas_thread_set():
         yield
 
@@ -114,7 +120,7 @@ def _set_one_blas_thread():
     return undo
 
 
-_one_blas_thread_set = _shared_change(_set_one_blas_thread)
+_one_blas_thread_set = shared_change(_set_one_blas_thread)
 
 
 @contextmanager
@@ -813,19 +819,20 @@ def one_blas_thread(load=None):
     return threadpool_limits(limits=1).restore_original_limits
 
 
-_one_blas_thread_here = _shared_change(lambda: one_blas_thread(import_held))
-
-
 @contextmanager
 def on_one_blas_thread():
     """The block runs on one BLAS/OpenMP thread, as a worker does (:func:`one_blas_thread`), in the caller's own
     process: for work done in place of a single worker, with the same numbers to the last bit (no summation order
     depends on the thread count). The caller's thread counts are restored on leaving.
 
-    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. Blocks of
-    several threads at once share one limit, lifted as the last one leaves (:func:`_shared_change`: each setting and
-    restoring its own, the second saved the first's one thread and put it back for good)."""
-    with _one_blas_thread_here():
+    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. It is the
+    fits' own (:func:`baseparam._blas.single_threaded`, every thread pool here): blocks of several threads at once,
+    these and the fits', share one limit, lifted as the last one leaves (two of their own, each setting and restoring
+    the counts, put back each other's one thread for good)."""
+    import_held("scipy.linalg")
+    from ._blas import single_threaded
+
+    with single_threaded(user_api=None):
         yield
 
 

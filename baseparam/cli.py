@@ -670,7 +670,8 @@ class _OneLineErrors(click.Group):
 
     def main(self, *args, **kwargs):
         kwargs["standalone_mode"] = False
-        with warnings.catch_warnings(), _termination_unwinds():   # both restored on return
+        from ._warnings import filters_held
+        with filters_held(), _termination_unwinds():   # both restored on return; one run's at a time
             warnings.showwarning = functools.partial(_warning_line, shown=set())
             try:
                 self._run_saying_warnings(*args, **kwargs)

@@ -103,32 +103,40 @@ def nrmse(e2, t2):
             joint = int(np.argwhere(np.isinf(sums))[0][0]) + 1
             raise ArgumentError(f"{name}: joint {joint}: the sum of squares overflowed to inf (values beyond the "
                                 "floating-point range): no NRMSE")
+    return figures_in_range(e2, t2)
+
+
+def figures_in_range(e2, t2, names=("e2", "t2", "e2, t2")):
+    """:func:`figures_of_sums` of sums already checked (finite numbers ≥ 0 that broadcast), refused where no figure
+    says anything of the fit: a total over the joints or a quotient Σe²/Στ² that overflows (an NRMSE of inf or 0), no
+    torque at all (0/0). ``names``: what the messages call Σe², Στ² and both (``("tau, predicted", "tau", "tau,
+    predicted")`` where they come from torques, :meth:`Metrics.compare`)."""
     # a joint of no torque has no figure (NaN, documented: a passive joint among others); the pooled figure of no
     # torque at all (0/0) was NaN that said nothing: refused
     e2, t2 = np.broadcast_arrays(e2, t2)
     with np.errstate(over="ignore"):
         total, errors = t2.sum(axis=0), e2.sum(axis=0)
-    for name, pooled in (("e2", errors), ("t2", total)):
+    for name, pooled in zip(names, (errors, total)):
         if np.isinf(pooled).any():          # finite sums whose total overflows: a pooled NRMSE of inf or 0
             raise ArgumentError(f"{name}: the sum over the joints overflowed to inf (values beyond the floating-point "
                                 "range): no pooled NRMSE")
     if not (total > 0).all():
-        raise ArgumentError("t2: zero for every joint (no torque in any sample): no NRMSE")
+        raise ArgumentError(f"{names[1]}: zero for every joint (no torque in any sample): no NRMSE")
     with np.errstate(over="ignore"):        # said below, in one line, instead of numpy's warning
         per_joint, pooled = figures_of_sums(e2, t2)
-    _refuse_overflowed_figures(per_joint, pooled, t2)
+    _refuse_overflowed_figures(per_joint, pooled, t2, names[2])
     return per_joint, pooled
 
 
-def _refuse_overflowed_figures(per_joint, pooled, t2):
+def _refuse_overflowed_figures(per_joint, pooled, t2, names):
     """Refuse figures √(Σe²/Στ²) whose quotient overflowed to inf: finite sums, but a Στ² so small (torques of
     1e-160 N·m) that Σe² over it is beyond the floating-point range; an NRMSE of inf says nothing of the fit."""
     if np.isinf(per_joint).any():
         index = tuple(np.argwhere(np.isinf(per_joint))[0])
-        raise ArgumentError(f"e2, t2: joint {index[0] + 1}: Σe²/Στ² beyond the floating-point range (Στ² = "
+        raise ArgumentError(f"{names}: joint {index[0] + 1}: Σe²/Στ² beyond the floating-point range (Στ² = "
                             f"{float(t2[index]):.3g}): no NRMSE")
     if np.isinf(pooled).any():
-        raise ArgumentError("e2, t2: ΣΣe²/ΣΣτ² beyond the floating-point range: no pooled NRMSE")
+        raise ArgumentError(f"{names}: ΣΣe²/ΣΣτ² beyond the floating-point range: no pooled NRMSE")
 
 
 def _broadcast(e2_shape, t2_shape):
@@ -149,6 +157,20 @@ def figures_of_sums(e2, t2):
         total = t2.sum(axis=0)
         pooled = np.where(total > 0, np.sqrt(e2.sum(axis=0) / np.where(total > 0, total, 1.0)), np.nan)
     return per_joint, (float(pooled) if pooled.ndim == 0 else pooled)
+
+
+def figures_of_log(e2, t2):
+    """:func:`figures_of_sums` of one log of several (:meth:`Metrics._of_log`), sums already checked (finite, ≥ 0,
+    of one shape (n,)): a figure beyond the floating-point range is NaN, as one of no torque (0/0) is, never inf.
+
+    Σe²/Στ² overflows where a joint's torques in that log are next to nothing (1e-160 N·m, no torque to speak of),
+    or the sum over its joints of finite sums overflows; an NRMSE of inf says nothing, and :func:`nrmse` refuses it
+    for the fit, but no log's figure may fail the fit over all of them (:func:`figures_of_sums`)."""
+    with np.errstate(over="ignore"):    # an overflowed quotient or total is made NaN just below, numpy's warning unsaid
+        per_joint, pooled = figures_of_sums(e2, t2)
+        totals_overflow = np.isinf(e2.sum()) or np.isinf(t2.sum())
+    per_joint = np.where(np.isinf(per_joint), np.nan, per_joint)
+    return per_joint, (np.nan if totals_overflow or np.isinf(pooled) else pooled)
 
 
 def fit_errors(estimates, truth, regressor=None) -> FitFigures:

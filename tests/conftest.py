@@ -303,20 +303,37 @@ def interrupted_calls(shared, step, samples, *, after=False):
     return [answers[0], answers.get(1)]
 
 
-OVERLAP_WAIT = 1.0      # s: how long a thread in a recording region waits for the other (results do not depend on it)
+OVERLAP_WAIT = 10.0     # s: a guard only; a thread in a region waits for the other to be inside or at its lock
 
 
 def _warning_machinery():
     return warnings.showwarning, warnings._showwarnmsg_impl, list(warnings.filters)
 
 
+class _Knocking:
+    """The package's warnings lock (``baseparam._warnings._RECORDING``), calling ``arrivals[thread]()`` when a thread
+    asks for it, before it waits: a thread at a serialized region's door counts as arrived."""
+
+    def __init__(self, lock, arrivals):
+        self._lock, self._arrivals = lock, arrivals
+
+    def __enter__(self):
+        self._arrivals.get(threading.get_ident(), lambda: None)()
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+
 def overlapping_regions(call, recwarn):
-    """``call(pause)`` in two threads, ``pause()`` called inside the site's recording region: thread A waits
-    there until B is inside too (or OVERLAP_WAIT), then leaves first; B waits for A's end. Unserialized, B left
-    last, putting back A's recorder. The warning machinery is left as it was, and a later warning reaches the
-    caller (here ``recwarn``)."""
+    """``call(pause)`` in two threads, ``pause()`` called inside the site's warning region (recording or filtering):
+    thread A waits there until B is inside too or waiting for the package's warnings lock, then leaves first; B waits
+    for A's end. Unserialized, B left last, putting back the filters or recorder A had found. The warning machinery is
+    left as it was, and a later warning reaches the caller (here ``recwarn``)."""
+    from baseparam import _warnings
+
     a_inside, b_inside, a_done = threading.Event(), threading.Event(), threading.Event()
-    failures = []
+    failures, arrivals = [], {}
 
     def pause_until(inside, other):
         def pause():
@@ -325,7 +342,9 @@ def overlapping_regions(call, recwarn):
                 other.wait(OVERLAP_WAIT)
         return pause
 
-    def run(pause, done=None):
+    def run(pause, done=None, arrive=None):
+        if arrive is not None:
+            arrivals[threading.get_ident()] = arrive
         try:
             call(pause)
         except Exception as exc:        # noqa: BLE001 - reported by the main thread
@@ -335,13 +354,18 @@ def overlapping_regions(call, recwarn):
                 done.set()
     call(lambda: None)                  # the first call's imports add their filters
     before = _warning_machinery()
-    first = threading.Thread(target=run, args=(pause_until(a_inside, b_inside), a_done))
-    first.start()
-    a_inside.wait(OVERLAP_WAIT)
-    second = threading.Thread(target=run, args=(pause_until(b_inside, a_done),))
-    second.start()
-    first.join()
-    second.join()
+    lock = _warnings._RECORDING
+    _warnings._RECORDING = _Knocking(lock, arrivals)
+    try:
+        first = threading.Thread(target=run, args=(pause_until(a_inside, b_inside), a_done))
+        first.start()
+        a_inside.wait(OVERLAP_WAIT)
+        second = threading.Thread(target=run, args=(pause_until(b_inside, a_done), None, b_inside.set))
+        second.start()
+        first.join()
+        second.join()
+    finally:
+        _warnings._RECORDING = lock
     assert not failures
     assert _warning_machinery() == before
     recwarn.clear()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ from .._checks import read_bounded, shown
 from .._numbers import json_float, json_floats, real_array
 from .._validation import ABSURD, check_field_kinds, check_input, check_robot
 from .._values import ComparedByValue
-from .._warnings import warn
+from .._warnings import ignored, warn
 from ..errors import ArgumentError, ArgumentTypeError, DescriptionWarning, RobotDescriptionError, printable
 from ..model._fields import _check_keys, _got, _mapping, _number
 from ..model.checks import MAX_JOINTS
@@ -211,8 +210,7 @@ def _urdf_entries(path, robot):
     same types; other names than the description's (where it names its joints: a DH table's are unnamed, and the
     vendor's URDF is where its limits come from) are said in a DescriptionWarning."""
     try:
-        with warnings.catch_warnings():          # its geometry is not used: notes about its angles do not apply
-            warnings.simplefilter("ignore")
+        with ignored():          # its geometry is not used: notes about its angles do not apply
             other = load_robot(path)
     except RobotDescriptionError as exc:
         raise ArgumentError(str(exc)) from None

@@ -15,14 +15,13 @@ import contextlib
 import os
 import re
 import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
 from .._checks import check_instance, not_utf8, read_bounded, refuse_special, shown, within
-from .._warnings import recorded, warn
+from .._warnings import ignored, recorded, warn
 from ..errors import DataError, DataWarning, printable
 from . import _mcap
 from ._cdr import JOINT_STATE, decode_rows
@@ -175,8 +174,7 @@ def check_bag_folder(path, source, named, types=()):
         raise DataError(f"{where}: nested too deeply (collections more than {_MAX_PARSED_DEPTH} levels deep); a "
                         "recorder's metadata.yaml nests a few")
     try:
-        with warnings.catch_warnings():     # ruamel's own (a repeated anchor): said once, by the reader's parse
-            warnings.simplefilter("ignore")
+        with ignored():     # ruamel's own (a repeated anchor): said once, by the reader's parse
             info = YAML(typ="safe").load(data)["rosbag2_bagfile_information"]
     except (YAMLError, KeyError, TypeError, ValueError, RecursionError):
         return None

@@ -43,13 +43,13 @@ from __future__ import annotations
 
 import threading
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._numbers import json_floats
 from .._stderr import PANIC, solve_clarabel
+from .._warnings import ignored
 from ..errors import BaseParamError, SettingsError, SimulationError
 from ..model._kernels import kernels_of
 from ..model.parameters import ColumnLayout, khalil_to_pseudo
@@ -275,8 +275,7 @@ class _Problem:
         for options in RETRIES:
             self.n_solves += 1
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
+                with ignored(UserWarning):             # cvxpy's of the status, which the result keeps
                     solve_clarabel(self.problem, warm_start=id(self.problem) in self._kept, **options)
             except cp.SolverError as exc:                  # also CLARABEL's Rust panics (solve_clarabel)
                 if getattr(exc, PANIC, False):

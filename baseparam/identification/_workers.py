@@ -22,6 +22,7 @@ from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_
                           workers_born_deaf, workers_on_one_blas_thread)
 from .._atomic import private_folder, remove_tree
 from .._checks import shown
+from .._warnings import ignored
 from ..errors import SettingsError, long_values_shortened, printable
 
 _TASK = {}
@@ -441,13 +442,11 @@ def _scratch_warning_silenced():
     nannies) and in the worker processes the nannies spawn, which are started with the caller's ``-W`` options
     (``sys.warnoptions``), not its warning filters."""
     import sys
-    import warnings
 
     option = f"ignore:{_SCRATCH_WARNING}:UserWarning"
     sys.warnoptions.append(option)
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=_SCRATCH_WARNING, category=UserWarning)
+        with ignored(UserWarning, _SCRATCH_WARNING):
             yield
     finally:
         sys.warnoptions.remove(option)

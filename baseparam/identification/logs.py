@@ -39,7 +39,7 @@ from .._checks import check_progress, is_file_name, plain_texts, shown
 from .._blas import single_threaded
 from .._validation import check_flag, check_instance, check_number
 from ..projection.report import check_base
-from .._warnings import deprecated_parameter, recorded, warn
+from .._warnings import deprecated_parameter, ignored, recorded, warn
 from ..errors import BaseParamError, DataError, DataWarning, SettingsError, printable
 from ._consistent import FOLDS, consistent_fit
 from ._friction import add_statistics, choose_scales, processed_shapes, scale_statistics, unresolved_joints
@@ -185,8 +185,7 @@ def scale_log(log, base, preprocessing, folds=None, read_options=None):
     """
     if folds is not None:
         deprecated_parameter("scale_log", "folds", "a log's statistics for the scales are never split into folds")
-    with recorded():                    # its warnings are reduce_log's, said there: ignored, one thread at a time
-        warnings.simplefilter("ignore")
+    with ignored():                     # its warnings are reduce_log's, said there
         item = _processed(log, check_base(base).robot, preprocessing, read_options)
         with single_threaded():
             return scale_statistics(base, [item])

@@ -25,7 +25,6 @@ Every choice is recorded in :attr:`Processed.record`, which the identification r
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from dataclasses import dataclass
 from typing import Optional
 
@@ -34,7 +33,7 @@ import numpy as np
 from .._checks import check_option
 from .._numbers import check_state_values
 from .._validation import check_flag, check_instance, check_number, check_record
-from .._warnings import warn
+from .._warnings import ignored, warn
 from ..errors import DataError, DataWarning, SettingsError
 from ..motion import Trajectory, central_differences, fourth_order_differences, interp_columns
 
@@ -509,8 +508,7 @@ def states_at_samples(trajectory, settings: Preprocessing = Preprocessing(), sig
         if trajectory.qdd is None:
             qdd[sl] = central_differences(qd[sl], t[sl])
     try:
-        with warnings.catch_warnings():           # preprocess already warned when the data were fitted
-            warnings.simplefilter("ignore", DataWarning)
+        with ignored(DataWarning):                # preprocess already warned when the data were fitted
             processed = preprocess(trajectory, dataclasses.replace(settings, rest_velocity=None))
     except DataError:                             # nothing it can process: the logged states stand
         processed = None

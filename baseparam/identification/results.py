@@ -17,7 +17,7 @@ from .._validation import (check_field_kinds, check_field_shapes, check_instance
                            check_number, check_path, check_real_array, check_record, float_fields)
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError, DataError
-from ..evaluation import figures_of_sums, nrmse
+from ..evaluation import figures_in_range, figures_of_log, nrmse
 from ..model.robot import Inertia, robot_to_yaml
 from ._bodies import body_table, table_lines
 
@@ -120,7 +120,10 @@ class Metrics(ComparedByValue):
                                 f"{max(np.abs(tau).max(), np.abs(predicted).max()):.3g}): no error figures")
         if not t2.any():            # a joint of no torque has no NRMSE (NaN); no torque at all, no pooled one either
             raise ArgumentError("tau: zero in every sample of every joint: no NRMSE to compare the predictions by")
-        return replace(cls._from_sums(e2, t2, S), t=t, tau=tau,
+        # refused where a total or a quotient overflows (torques of 1e-160 N·m against predictions of 1 gave an NRMSE
+        # of inf after numpy's raw overflow warning); the figures otherwise as before
+        figures = figures_in_range(e2, t2, ("tau, predicted", "tau", "tau, predicted"))
+        return replace(cls._from_sums(e2, t2, S, figures), t=t, tau=tau,
                        predicted=predicted, sources=_source_names(sources))
 
     @classmethod
@@ -135,7 +138,8 @@ class Metrics(ComparedByValue):
     def _of_log(cls, e2, t2, n_samples):
         """:meth:`from_residuals` of one log of several: a log of no torque at all keeps NaN figures (written
         as null), as the fit over all of them refuses only a joint of no torque in every log."""
-        return cls._from_sums(*cls._checked_sums(e2, t2, n_samples))
+        e2, t2, n_samples = cls._checked_sums(e2, t2, n_samples)
+        return cls._from_sums(e2, t2, n_samples, figures_of_log(e2, t2))
 
     @staticmethod
     def _checked_sums(e2, t2, n_samples):
@@ -152,11 +156,11 @@ class Metrics(ComparedByValue):
         return e2, t2, n_samples
 
     @classmethod
-    def _from_sums(cls, e2, t2, n_samples, figures=None):
-        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)); NaN NRMSE for a
-        joint of no torque, and pooled for a log of none (:meth:`_of_log`). ``figures``: their (per joint, pooled)
-        NRMSE when already computed."""
-        per_joint, pooled = figures_of_sums(e2, t2) if figures is None else figures
+    def _from_sums(cls, e2, t2, n_samples, figures):
+        """:meth:`from_residuals` of sums already checked (finite, ≥ 0, of one shape (n,)) and ``figures``, their (per
+        joint, pooled) NRMSE as the caller's rule gives them (:func:`~baseparam.evaluation.nrmse`'s refusals for a fit,
+        NaN for a log of several: :meth:`_of_log`)."""
+        per_joint, pooled = figures
         empty = np.zeros((0, len(e2)))
         return cls(rmse=np.sqrt(e2 / max(n_samples, 1)), nrmse_percent=100.0 * per_joint,
                    nrmse_pooled_percent=100.0 * pooled,

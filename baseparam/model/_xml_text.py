@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import codecs
 import re
-import warnings
 
 from .._checks import not_utf8
+from .._warnings import ignored
 
 # byte-order marks, UTF-32's before UTF-16's (FF FE 00 00 begins as UTF-16LE's FF FE)
 _MARKS = ((codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF8, "utf-8"),
@@ -105,8 +105,7 @@ def _keeps_ascii(info) -> bool:
     if info.name.startswith(("utf-16", "utf-32")):
         return True
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")         # unicode_escape's invalid-escape DeprecationWarning
+        with ignored():         # unicode_escape's invalid-escape DeprecationWarning
             text = info.decode(_ASCII_PROBE)[0]
     except (UnicodeError, ValueError):
         return False

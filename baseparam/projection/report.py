@@ -1,12 +1,11 @@
 """Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
 from __future__ import annotations
 
-import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from numbers import Real
 
-from .._checks import check_instance, shown
+from .._checks import check_instance, loaded_class, shown
 from .._numbers import is_real
 from .._validation import check_number
 from ..errors import ArgumentError, ArgumentTypeError
@@ -16,8 +15,7 @@ def check_base(base, name: str = "base"):
     """``base`` when it is a :class:`~baseparam.BaseParameters` (the texts read its fields: anything else was an
     AttributeError). The class is taken from its module, which imports this one (tests/test_import_cycles.py): a
     base set exists only once that module is loaded."""
-    module = sys.modules.get("baseparam.projection.base_set")
-    kind = module.BaseParameters if module is not None else ()
+    kind = loaded_class("baseparam.projection.base_set", "BaseParameters")
     return check_instance(base, name, kind, "a bp.BaseParameters (bp.find_base_parameters)")
 
 

@@ -31,8 +31,9 @@ both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of t
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set
 from functools import partial
+from itertools import islice
 
 import numpy as np
 
@@ -54,6 +55,8 @@ from .noise import SensorNoise, checked_gains
 
 QUATERNION_PULL = 10.0      # 1/s: how fast solve_ivp's quaternion is pulled back to unit length
 RECORD = ("q", "qd", "qdd", "tau")
+# the names a record may list (repeats allowed): more is no request for some of RECORD
+MAX_RECORD_NAMES = 100
 EVALUATIONS_PER_INTERVAL = 2_000    # solve_ivp right-hand sides per interval of t begun before the motion is refused
 EVALUATIONS_AT_START = 20_000       # … and beside them, wherever the motion is (a start's first steps, a sharp turn)
 FINEST_COUNTED = 1e-4               # s: intervals of t shorter than this earn evaluations as intervals of this length
@@ -254,18 +257,23 @@ def checked_noise(noise):
 
 
 def checked_record(record):
-    """``record`` as a tuple of field names (a generator read once), or a one-line refusal."""
-    if isinstance(record, (str, bytes)) or not isinstance(record, Iterable):
+    """``record`` as a tuple of field names (a generator read once, up to :data:`MAX_RECORD_NAMES` names), or a
+    one-line refusal: a mapping (``{}`` was read as its keys, no field) and a set (its order, the result's, is the
+    hashes') are no sequence of names."""
+    if isinstance(record, (str, bytes, Mapping, Set)) or not isinstance(record, Iterable):
         raise ArgumentTypeError(f"record: expected a tuple of field names (some of {RECORD}), got "
                                 f"{type(record).__name__}")
-    record = tuple(record)
+    names = tuple(islice(record, MAX_RECORD_NAMES + 1))    # an endless generator was read for ever
+    if len(names) > MAX_RECORD_NAMES:
+        raise ArgumentError(f"record: more than {MAX_RECORD_NAMES} names; expected some of {RECORD}")
     try:
-        unknown = set(record) - set(RECORD)
+        unknown = set(names) - set(RECORD)
     except TypeError:                                   # an unhashable item (a list, an array)
-        raise ArgumentError(f"record: expected some of {RECORD}, got {shown(record)}") from None
+        raise ArgumentError(f"record: expected some of {RECORD}, got {shown(names)}") from None
     if unknown:
-        raise ArgumentError(f"record: unknown fields {sorted(unknown)}; expected some of {RECORD}")
-    return record
+        # by repr: names of several types (1 and 'x') cannot be sorted by value
+        raise ArgumentError(f"record: unknown fields {shown(sorted(unknown, key=repr))}; expected some of {RECORD}")
+    return names
 
 
 def checked_times(t, width, minimum=MIN_SAMPLES, why="a Trajectory's minimum", n_samples=None):
