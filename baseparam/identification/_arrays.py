@@ -17,10 +17,9 @@ from .._checks import shown
 from .._hdf5 import external_link, stored_dataset
 from .._numbers import real_array
 from .._validation import check_reading
-from ..motion import check_motion_size
+from ..motion import Trajectory, _coarse_time, check_motion_size
 from ..errors import DataError
-from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
-                      _coarse_time, _one_line)
+from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, _one_line
 from ._h5_headers import DamagedHeap, attribute_bytes, collection_problem, compact_bytes
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
