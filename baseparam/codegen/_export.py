@@ -101,8 +101,8 @@ class ExportResult:
 
 def _check_function_counts(functions):
     """Refuse a hand-built ExportResult's ``functions`` unless each is one of :data:`FUNCTIONS` with its four operation
-    counts (whole numbers): its summary reads them (a dict of other entries was a bare KeyError), its repr lists the
-    names (100 000 of them were taken)."""
+    counts (whole numbers): its summary reads them (a dict of other entries would be a bare KeyError), its repr lists
+    the names (so their number is bounded)."""
     counts = {key: (Integral, "a whole number") for key in ("mul", "add", "div", "sincos")}
     for name, value in functions.items():
         if name not in FUNCTIONS:

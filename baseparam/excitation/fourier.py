@@ -292,7 +292,7 @@ class FourierSeries:
             ``q_min``, ``q_max``, ``qd_max`` (of |q̇|), ``qdd_max`` (of |q̈|).
         """
         N = 64 * self.harmonics if n_samples is None else check_number(n_samples, "n_samples", low=1, integer=True)
-        # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic was a bare
+        # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic would be a bare
         # OverflowError
         check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
                      f"n_samples: {shown(N)} samples would need about {need} of memory, more than the {allowed} "

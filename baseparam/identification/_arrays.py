@@ -181,7 +181,7 @@ def _check_names_size(shape, dtype, where):
 def _names_of(names, where):
     """The joint names of a whole array of them, ``names`` (object): a row per sample (S, n) read by its rows
     (:func:`_first_row_of_names`), which name the same joints; a 2-D array of names all distinct — a column vector
-    (n, 1), a row of names per arm (2, 7) — read in its order as before 55c6547 (its rows disagreed: 'row 1 names the
+    (n, 1), a row of names per arm (2, 7) — read in its order, not row by row (its rows disagree: 'row 1 names the
     joints joint2, row 0 joint1')."""
     if names.ndim != 2 or not len(names):
         return names
@@ -208,8 +208,8 @@ def _first_row_of_names(rows, where, offset=0, first=None):
 def npz_joint_names(path, source):
     """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
     read by :func:`_pickled_names`), or None (no such member); the member's header
-    checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
-    claiming 10¹⁰ names a MemoryError)."""
+    checked before it is read, as :func:`numeric_member`'s (a damaged header would be a bare tokenize error,
+    one claiming 10¹⁰ names a MemoryError)."""
     archive, members = open_npz(path, source)
     with archive:
         info = members.get("joint_names")

@@ -246,7 +246,7 @@ def stamp_parts(t):
         the cast to nanoseconds, which overflowed int64 with a raw RuntimeWarning (1e11 s) and gave wrapped stamps.
     """
     # the range is that of the nearest stamp, in nanoseconds still as floats (2³¹·1e9 is exact): a time of
-    # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written, as before this check
+    # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written
     ns = np.round(np.asarray(t, dtype=np.float64) * 1e9)
     if not ((ns >= 0) & (ns < 2.0 ** 31 * 1e9)).all():
         raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")

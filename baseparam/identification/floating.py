@@ -292,7 +292,7 @@ class FloatingIdentification(ComparedByValue):
         # built by hand (the class is exported): a list where an array is kept reached .tolist() bare, a np.str_
         # route showed as np.str_('…') in the texts
         float_fields(self, ("combinations_matrix", "values", "std", "covariance", "unconstrained", "standard", "rmse"))
-        # its methods read E against the names (from_standard, combinations): None was numpy's bare matmul error
+        # its methods read E against the names (from_standard, combinations): None would be numpy's bare matmul error
         check_name_fields(self, ("names", "standard_names", "unseen", "rows"))
         check_field_shapes(self, {"values": ("R",), "std": ("R",), "names": ("R",),
                                   "combinations_matrix": ("R", "n_standard"), "standard_names": ("n_standard",)},
@@ -947,7 +947,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
     robot = load_robot(robot) if is_file_name(robot) else check_robot(robot)
-    if seed is not None:       # still refused when not a seed, as before its deprecation
+    if seed is not None:       # deprecated and unused, but still refused when it is not a seed
         check_seed(seed, legacy="identify_floating")
         deprecated_parameter("identify_floating", "seed", _NO_RANDOM)
     if not robot.is_floating:

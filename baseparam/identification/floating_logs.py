@@ -366,7 +366,7 @@ def read_contacts(path, robot=None, *, topics=False):
     -------
     tuple of Contact, or (tuple of Contact, dict name → topic) with ``topics``
     """
-    topics = check_flag(topics, "topics")             # an array's truth value was numpy's bare ValueError
+    topics = check_flag(topics, "topics")             # an array: no truth value (numpy's bare ValueError)
     contacts, given = _read_contacts(path, robot)
     return (contacts, _wrench_topics(path, contacts, given)) if topics else contacts
 
@@ -711,7 +711,7 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     from .preprocessing import EDGE_PERIODS, _lowpass
     src, t = _motion(trajectory).source, trajectory.t
     # numbers, as preprocess's settings take them; the cut-off as a float, compared and formatted below (a Fraction's
-    # :g in the message, None's <, were bare TypeErrors)
+    # :g in the message, None's <, would be bare TypeErrors)
     cutoff_hz = check_number(cutoff_hz, "cutoff_hz", expected="a frequency in Hz", error=SettingsError)
     filter_order = check_number(filter_order, "filter_order", low=1, high=100, integer=True,
                                 expected="an integer from 1 to 100", error=SettingsError)

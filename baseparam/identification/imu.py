@@ -101,7 +101,7 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     source = printable(str(source))
     t = real_array(f"{source}: t", t, DataError)
     # ~40 floats a sample (the readings' copies, the base's motion): a broadcast view of 10⁹ stamps costs nothing
-    # to give, and was numpy's bare MemoryError at the first difference
+    # to give, and would end in numpy's bare MemoryError at the first difference
     check_allocation((t.size, 40), f"{source}: t", "the base's motion")
     if t.ndim != 1 or t.size < 2:
         raise DataError(f"{source}: t: expected shape (S,) with S ≥ 2, got {t.shape}")

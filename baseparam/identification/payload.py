@@ -655,7 +655,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         if drives.any():
             predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
             shaped = _shaped_friction(robot, values, "pseudo")
-        else:           # the bodies alone, as before (the same sums)
+        else:           # the bodies alone: the regressor's columns of the links (the same sums)
             predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
@@ -756,8 +756,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
 def _shaped_friction(robot, p, parameters):
     """``(p, parameters)``, the standard parameters a prediction takes, where they give a Coulomb or Stribeck value:
     a friction whose shape τ's low-pass changes (:func:`_shapes_as_torque`); None where they give none, the plain
-    prediction then serving as before (a model of viscous friction alone, its Coulomb columns 0, was predicted by the
-    regressor instead of its own inverse dynamics, its payload changed in the last digits).
+    prediction then serving (a model of viscous friction alone, its Coulomb columns 0, is predicted by the regressor,
+    not by its own inverse dynamics, which would change its payload in the last digits).
 
     Returns
     -------

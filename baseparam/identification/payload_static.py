@@ -42,7 +42,7 @@ TRIM = 0.1                              # the share of a still segment dropped a
 
 def _check_still(tolerance, min_duration):
     """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line; as
-    floats (a Fraction's :g in the messages was a bare TypeError)."""
+    floats (a Fraction's :g in the messages would be a bare TypeError)."""
     return (check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError),
             check_number(min_duration, "still_duration", low=0, error=SettingsError))
 

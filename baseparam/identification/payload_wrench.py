@@ -83,7 +83,7 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     from ..model.parameters import ColumnLayout
     from ..model.value import Model
 
-    # the states checked first: len() of a generator or a number was a bare TypeError
+    # the states checked first: len() of a generator or a number would be a bare TypeError
     (q, qd, qdd), _ = check_robot_states(check_robot(robot), q=q, qd=qd, qdd=qdd)
     R, r = sensor_placement(sensor)
     layout = ColumnLayout(robot, "pseudo")
@@ -228,7 +228,7 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(text)                             # the file named in messages on one line, whatever its name
-    # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
+    # Trajectory.skipped's (row or line, reason) pairs: anything else would be a bare unpacking ValueError or TypeError
     if not isinstance(skipped, (list, tuple)) or not all(
             isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
         raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")

@@ -40,8 +40,8 @@ def _batch_shapes(shapes):
     """Friction shapes as (n_samples, n_dof) arrays (one sample's (n_dof,) become a row)."""
     if shapes is None:
         return None
-    # a pair in a tuple, a list, an array of shape (2, n_samples, n_dof) or a generator (the last two were taken
-    # before round 13's check, to the same result), read no further than a third item
+    # a pair in a tuple, a list, an array of shape (2, n_samples, n_dof) or a generator (each is taken),
+    # read no further than a third item
     pair = None
     if isinstance(shapes, (tuple, list)):
         pair = shapes
@@ -62,8 +62,8 @@ _EXACT_KINDS, _FLOAT_KINDS = {Fraction, int}, {float, int}     # what find's exa
 
 def _check_display_rows(rows, shape):
     """Refuse a hand-built base set's ``Y_display`` that is not ``shape`` (rank, n_standard) rows of finite numbers
-    (Fractions or floats): its repr and ``to_dict`` read each (a str was numpy's bare "could not convert string to
-    float", too few rows a bare IndexError). O(rank × n_standard), once, at construction."""
+    (Fractions or floats): its repr and ``to_dict`` read each (a str would reach them as numpy's bare "could not convert
+    string to float", too few rows as a bare IndexError). O(rank × n_standard), once, at construction."""
     name = "BaseParameters.Y_display"
     if not isinstance(rows, (list, tuple)) or len(rows) != shape[0]:
         raise ArgumentError(f"{name}: expected {shape[0]} rows (a list of lists of numbers), got {shown(rows)}")

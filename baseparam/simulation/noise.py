@@ -110,8 +110,8 @@ class SensorNoise(ComparedByValue):
             x = real_array(f"fields[{name!r}]", x).copy()
             if x.ndim != 2 or x.shape[1] < n_dof:
                 raise ArgumentError(f"fields[{name!r}]: expected shape (n_samples, ≥ {n_dof}), got {x.shape}")
-            # the states' own rule: a NaN came back as NaN, silently, and 1e300 rounded to a resolution was numpy's
-            # overflow warning and inf
+            # the states' own rule: a NaN would come back as NaN, silently, and 1e300 rounded to a resolution be
+            # numpy's overflow warning and inf
             check_state_values(f"fields[{name!r}]", x)
             sigma = self.per_joint(name, n_dof)
             if name == "tau":
