@@ -160,7 +160,7 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
         p̂ of one fit, or of k fits (one per column).
     truth : array_like, shape (rank,)
         The true base parameters p (SI).
-    regressor : ndarray, shape (S, n_dof, rank), optional
+    regressor : ndarray, shape (n_samples, n_dof, rank), optional
         W_b on the states the torques are compared on (e.g. a held-out run's true states); rows
         (m, rank) count as one joint.
 

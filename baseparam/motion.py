@@ -351,13 +351,13 @@ def central_differences(x, step):
 
     Parameters
     ----------
-    x : ndarray, shape (S, ...), S ≥ 2
-    step : float or ndarray, shape (S,)
+    x : ndarray, shape (n_samples, ...), n_samples ≥ 2
+    step : float or ndarray, shape (n_samples,)
         The sampling step, or the time stamps.
 
     Returns
     -------
-    ndarray, shape (S, ...)
+    ndarray, shape (n_samples, ...)
     """
     # a step of 1e-300 s (a time unit gone wrong) overflows: inf, for the caller's check to refuse in one line, not
     # numpy's RuntimeWarning (made an error by -W error, the CLI blamed it on the robot file)

@@ -11,7 +11,7 @@ straight-line code (Golubev & Yaskevich's procedure):
 
 C: one header and one source, C99, nothing beyond ``<math.h>``, no allocation, SI units,
 row-major outputs (``Y[j*R + r]``). Python: a module needing only numpy, evaluating one sample
-(arrays (n,)) or a batch (arrays (S, n)), vectorized over samples. Both carry the base-parameter
+(arrays (n_dof,)) or a batch (arrays (n_samples, n_dof)), vectorized over samples. Both carry the base-parameter
 names and their regroupings as comments. :func:`export` writes the files and ``NAME.json``.
 
 The parts, one job each: :mod:`._routines` (graphs and operation counts), :mod:`._printer`

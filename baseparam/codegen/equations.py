@@ -247,10 +247,10 @@ class Equations:
 
     # -- Python ------------------------------------------------------------------------------------------
     def python_source(self):
-        """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n,) or (S, n); p the base parameters
-        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite
-        value, a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the
-        exported code's bounds)."""
+        """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n_dof,) or (n_samples, n_dof); p the base parameters
+        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite value,
+        a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the exported
+        code's bounds)."""
         printed = self._printed()
         if "python" not in printed:
             printed["python"] = self._python_source(printed["orders"])

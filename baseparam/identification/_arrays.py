@@ -33,9 +33,9 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
 
     Parameters
     ----------
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Times in s.
-    q, tau, qd, qdd, current : array_like, shape (S, n) (or (S,) for one joint)
+    q, tau, qd, qdd, current : array_like, shape (n_samples, n_dof) (or (n_samples,) for one joint)
         At most one of ``tau`` and ``current`` (with ``gains``); neither: a motion without torques.
     gains, skip_bad_rows, n_dof, source
         As in :func:`from_dataframe` (rows in messages and in ``skipped`` 0-based; DataError as there).

@@ -599,8 +599,8 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _align(streams, names, fields, source, notes, clock, chosen, receive):
-    """Every field's (S, n) array at the times of the stream giving most joints' positions (of those, the one of
-    most messages, then fields); returns (data, ids into the base stream's sorted messages, base stream).
+    """Every field's (n_samples, n_dof) array at the times of the stream giving most joints' positions (of those, the
+    one of most messages, then fields); returns (data, ids into the base stream's sorted messages, base stream).
     ``chosen``: the log's JointState topics, of whose streams read for one field (:func:`_refuse_two_sources`) no two
     may give one joint's values of it; ``receive``: a stream put on the receive clock (:func:`_with_clock`), for
     :func:`_one_clock`."""

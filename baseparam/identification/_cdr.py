@@ -255,15 +255,15 @@ def stamp_parts(t):
 
 
 def encode(t, names, position, velocity=None, effort=None, frame_id=""):
-    """ROS 2 CDR JointState messages, one per sample, as a (S, L) uint8 array (vectorized).
+    """ROS 2 CDR JointState messages, one per sample, as a (n_samples, L) uint8 array (vectorized).
 
     Parameters
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
         Stamps in s (rounded to the nanosecond).
-    names : sequence of str, length n
-    position : ndarray, shape (S, n)
-    velocity, effort : ndarray, shape (S, n), or None (an empty array in the message)
+    names : sequence of str, length n_dof
+    position : ndarray, shape (n_samples, n_dof)
+    velocity, effort : ndarray, shape (n_samples, n_dof), or None (an empty array in the message)
     """
     S = position.shape[0]
     head = bytearray(b"\x00\x01\x00\x00") + bytes(8)

@@ -352,8 +352,8 @@ def _floating_from(path, source, robot, contacts, contents, *, topic, base_topic
 
 
 def _joint_states(source, js, ids, tk, notes):
-    """(q (S, n), q̇ (S, n)) of the joint stream ``js`` at its kept samples ``ids`` (times ``tk``): q̇ by central
-    differences, with a note, when the bag has no velocities."""
+    """(q (n_samples, n_dof), q̇ (n_samples, n_dof)) of the joint stream ``js`` at its kept samples ``ids`` (times
+    ``tk``): q̇ by central differences, with a note, when the bag has no velocities."""
     jq = js.q[ids]
     return jq, _or_derived(None if js.qd is None else js.qd[ids], jq, tk, notes,
                            f"{source}: joint velocities derived from the positions")

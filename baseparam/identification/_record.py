@@ -29,7 +29,7 @@ def beyond_bounds(arr, bound):
 
     Parameters
     ----------
-    arr : ndarray, shape (S, k)
+    arr : ndarray, shape (n_samples, k)
     bound : float or ndarray, shape (k,)
 
     Returns

@@ -67,7 +67,7 @@ def controller_gains(target_torque, target_current, velocity):
 
     Parameters
     ----------
-    target_torque, target_current, velocity : ndarray, shape (S, n_dof), or lists of them (one per log)
+    target_torque, target_current, velocity : ndarray, shape (n_samples, n_dof), or lists of them (one per log)
         The commanded torque (N·m), the commanded current (A) and the joint velocity (rad/s) at the
         same samples.
 

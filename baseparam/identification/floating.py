@@ -604,11 +604,11 @@ def _apply_rows(T, X):
     ----------
     T : ndarray, shape (m, m)
         Lower triangular (its upper entries are not read).
-    X : ndarray, shape (S, m, k)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     m = T.shape[1]
     out = np.zeros(X.shape)
@@ -651,12 +651,12 @@ def _leverages(cov, Aw):
     ----------
     cov : ndarray, shape (R, R)
         The fit's unscaled covariance.
-    Aw : ndarray, shape (S, m, R)
+    Aw : ndarray, shape (n_samples, m, R)
         The fitted (whitened) rows of each sample.
 
     Returns
     -------
-    ndarray, shape (S,)
+    ndarray, shape (n_samples,)
     """
     S, m, R = Aw.shape
     product = np.zeros((S, m, R))
@@ -710,7 +710,7 @@ def _velocity_gradient(robot, layout, route, trajectories, pivots, theta):
 
     Returns
     -------
-    ndarray, shape (S, m, n_v)
+    ndarray, shape (n_samples, m, n_v)
     """
     sign_columns = {c for (_, kind), c in layout.friction_columns.items() if kind in ("FC", "FS")}
     theta = np.where([p in sign_columns for p in pivots], 0.0, theta)
@@ -746,8 +746,8 @@ def _velocity_noise(residual, gradient, sigma, floor=None):
 
     Parameters
     ----------
-    residual : ndarray, shape (S, m)
-    gradient : ndarray, shape (S, m, n_v)
+    residual : ndarray, shape (n_samples, m)
+    gradient : ndarray, shape (n_samples, m, n_v)
     sigma : ndarray, shape (m,)
     floor : ndarray, shape (n_v,), optional
         The least q̇ standard deviation taken for noise, per coordinate (``VELOCITY_ROUNDOFF``): below it, the
@@ -843,12 +843,12 @@ def _whiten_samples(cov, X):
 
     Parameters
     ----------
-    cov : ndarray, shape (S, m, m)
-    X : ndarray, shape (S, m, k)
+    cov : ndarray, shape (n_samples, m, m)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     S, m, _ = cov.shape
     L = np.zeros_like(cov)
@@ -869,13 +869,13 @@ def _solve_lower(L, X):
 
     Parameters
     ----------
-    L : ndarray, shape (S, m, m)
+    L : ndarray, shape (n_samples, m, m)
         Lower triangular (its upper entries are not read).
-    X : ndarray, shape (S, m, k)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     out = np.empty(X.shape)
     for a in range(X.shape[1]):
@@ -1106,7 +1106,7 @@ def _refuse_round_off_forces(y2, trajectories):
 
     Parameters
     ----------
-    y2 : ndarray, shape (S, 6)
+    y2 : ndarray, shape (n_samples, 6)
         The base rows' forces.
     trajectories : list of Trajectory
         Their logs (τ: the base's wrench, then the joint torques).

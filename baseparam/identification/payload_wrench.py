@@ -71,12 +71,12 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     Parameters
     ----------
     robot : Robot
-    q, qd, qdd : ndarray, shape (S, n_dof)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
     sensor : array_like, shape (6,), optional
 
     Returns
     -------
-    ndarray, shape (S, 6, 10)
+    ndarray, shape (n_samples, 6, 10)
         fx fy fz mx my mz in the sensor frame per pseudo parameter XX YY ZZ XY XZ YZ SX SY SZ M.
     """
     from ..dynamics.newton_euler import reaction_wrenches
@@ -117,7 +117,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
     path : str
     names : str
         ``fx,fy,fz,mx,my,mz`` names (or numbers) of a CSV's columns, in that order; for ``.npz``, the key
-        of an (S, 6) array.
+        of an (n_samples, 6) array.
     skipped : sequence of (int, str)
         The rows the log's trajectory dropped (``Trajectory.skipped``, ``skip_bad_rows``): dropped here too,
         so the wrench stays one row per sample.
@@ -125,7 +125,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
     Returns
     -------
-    ndarray, shape (S, 6)
+    ndarray, shape (n_samples, 6)
 
     Raises
     ------
@@ -152,7 +152,7 @@ def log_wrench(path, names, log, skip_bad_rows=False):
 
     Returns
     -------
-    (Trajectory, ndarray of shape (S, 6))
+    (Trajectory, ndarray of shape (n_samples, 6))
         The trajectory (``log`` itself when nothing was dropped) and its wrench, one row per sample.
     """
     import dataclasses
@@ -196,7 +196,7 @@ def _refuse_trajectory_columns(values, log, names):
 
     Parameters
     ----------
-    values : ndarray, shape (S, 6)
+    values : ndarray, shape (n_samples, 6)
         The wrench, one row per sample of ``log``.
     log : Trajectory
         Its samples those of ``values`` (the rows dropped for a damaged wrench value left out).

@@ -135,7 +135,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     Returns
     -------
     Trajectory
-        t (S,), q and tau (S, n), qd and qdd (S, n) or None.
+        t (n_samples,), q and tau (n_samples, n_dof), qd and qdd (n_samples, n_dof) or None.
 
     Raises
     ------

@@ -39,7 +39,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     Parameters
     ----------
     trajectory : Trajectory
-        Measured, preprocessed or simulated (t (S,), q (S, n), qd, qdd, tau (S, n) or None).
+        Measured, preprocessed or simulated (t (n_samples,), q (n_samples, n_dof), qd, qdd, tau (n_samples, n_dof)
+        or None).
     path : str or os.PathLike
     joint_names : sequence of n str, optional
         Default: ``trajectory.joint_names``, else ``joint1`` … ``jointN``.

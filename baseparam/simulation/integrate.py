@@ -74,12 +74,12 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         The robot and its parameters, e.g. ``bp.Model(robot)`` (the description's inertias).
         Deprecated: ``robot, p, t, …, parameters='pseudo'`` (p standard parameters, ``parameters=``
         keyword-only).
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Increasing times (s), at least 10: the samples of the log and, for ``rk4``, the controller's ticks.
     q0 : array_like, shape (n_q,)
     qd0 : array_like, shape (n_v,)
     tau : None, array_like or callable
-        Joint torques: None (zero), one row (n_v,) held throughout, rows (S, n_v) at the times ``t``,
+        Joint torques: None (zero), one row (n_v,) held throughout, rows (n_samples, n_v) at the times ``t``,
         or a controller ``tau(t, q, qd) -> (n_v,)``. For a floating base, rows of ``n_dof`` (the
         joints only) leave the base free (zero wrench).
     noise : SensorNoise, optional
@@ -109,8 +109,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     Returns
     -------
     Trajectory
-        t (S,), q (S, n_q), qd and qdd (S, n_v) or None, tau (S, n_v) — the torque applied at each
-        sample (held over the interval with ``rk4``); ``floating`` set for a floating base.
+        t (n_samples,), q (n_samples, n_q), qd and qdd (n_samples, n_v) or None, tau (n_samples, n_v) — the
+        torque applied at each sample (held over the interval with ``rk4``); ``floating`` set for a floating base.
 
     Raises
     ------
@@ -235,7 +235,7 @@ def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None,
     ----------
     n_dof : int
         The robot's joints (a floating base's columns come first and stay noise-free).
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
     fields : dict
         The noise-free q, qd, tau (and qdd, or None) of the motion.
     noise, gains, record, source

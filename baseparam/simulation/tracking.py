@@ -58,9 +58,9 @@ class Reference(Trajectory):
 
     Attributes
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
         Ticks, uniformly spaced at the controller rate.
-    q, qd, qdd : ndarray, shape (S, n_dof)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
         Reference positions and their derivatives.
     source : str
 
