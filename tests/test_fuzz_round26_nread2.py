@@ -31,3 +31,24 @@ def test_readers_take_the_motion_names_from_motion():
             if isinstance(node, ast.ImportFrom) and node.module == "_record" and node.level == 1:
                 taken = {alias.name for alias in node.names}
                 assert not taken & set(vars(motion)), (path.name, taken & set(vars(motion)))
+
+
+def test_motion_comparison_table_columns_are_fit_errors_attributes():
+    # MotionComparison.table listed FitErrors' attributes by hand beside a COLUMNS tuple naming them otherwise
+    # ('cond' for condition_number): the table now reads the attributes COLUMNS names, in the same order
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from baseparam.simulation.experiment import COLUMNS, FitErrors, MotionComparison
+
+    def fit(k):
+        return FitErrors("ols", ("a", "b"), np.array([1.0 + k, 2.0]), np.array([0.1, 0.2]), np.array([1.0, 2.5]),
+                         condition_number=10.0 + k, torque_error=0.01 * k, validation_nrmse_percent=3.0 - k,
+                         identification=None)
+    fits = [fit(k) for k in range(3)]
+    assert all(hasattr(fits[0], name) for name in COLUMNS)
+    rows = MotionComparison.table(SimpleNamespace(fits={("m", "ols"): fits}))
+    by_hand = [[f.condition_number, f.parameter_error, f.median_relative_error, f.within_3_sigma, f.torque_error,
+                f.validation_nrmse_percent] for f in fits]
+    assert rows == [("m", "ols", *np.median(np.array(by_hand), axis=0).tolist())]
