@@ -96,6 +96,15 @@ def test_subpackages_export_what_the_top_level_does():
         assert set(names) <= set(module.__all__)
 
 
+def test_the_package_docstring_maps_every_public_name_of_the_stages():
+    # STYLE.md: the package docstring is the map of the API. identify_payload, PayloadResult, Identification,
+    # parse_robot, ... were public and named nowhere in it (the exceptions and warnings: errors' own docstring)
+    import re
+
+    unnamed = [name for name in bp._WHERE if not re.search(rf"\b{name}\b", bp.__doc__)]
+    assert not unnamed
+
+
 def test_docstrings_state_no_timings_of_this_machine():
     """Benchmark figures (µs or ns per call, "five times faster") go stale and belong to the bench scripts and the
     README, which print and date them, not to docstrings (issue 22, item 6). Other figures stay: a log's delay in
