@@ -32,7 +32,7 @@ from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_li
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares, refuse_absurd_torque, refuse_joint_without_torque
 from ._params import ParamsFromInit
-from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
+from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here too)
 
 METHODS = ("ols", "wls", "consistent")
 WEIGHTINGS = ("ols", "wls")
