@@ -215,8 +215,8 @@ class Trajectory(ComparedByValue):
 def check_motion_size(source, S, width):
     """Refuse, once the shapes are known and before any value is read or copied, a motion of ``S`` samples of
     ``width`` numbers each (every field, t included) whose arrays and a copy would not fit in memory: a broadcast view
-    of 10⁹ samples costs nothing, but the scans of its values and the copies of its preprocessing were numpy's bare
-    MemoryError or minutes that Ctrl-C could not stop."""
+    of 10⁹ samples costs nothing, but the scans of its values and the copies of its preprocessing would be numpy's
+    bare MemoryError or minutes that Ctrl-C cannot stop."""
     check_allocation((S, 2 * width), source, f"{counted(S, 'samples')} of {width} numbers (the motion and a copy)")
 
 

@@ -62,8 +62,8 @@ def r2_score(tau, predicted):
     Raises
     ------
     ArgumentError
-        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line; they
-        were numpy's errors, or a NaN score).
+        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line, not
+        numpy's errors or a NaN score).
     """
     # the residuals and their squares: two arrays of their size beside them
     tau, predicted = (check_real_array(name, x, (1, 2), copies=2)
