@@ -33,14 +33,12 @@ from .._validation import (check_field_kinds, check_field_shapes, check_instance
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
-from ..identification.estimators import identify
+from ..identification.estimators import METHODS, identify
 from ..identification.preprocessing import Preprocessing
 from ..dynamics.samples import standard_model
 from ..model.value import takes_model
 from .noise import SensorNoise
 from .tracking import Reference, TrackingRun, track
-
-METHODS = ("ols", "wls", "consistent")
 
 
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
