@@ -7,7 +7,7 @@ the linear acceleration of each frame origin are carried from the base through t
 joint's model (:mod:`baseparam.model.joint_model`), link wrenches are summed back the same way, and a
 joint's force is the z component of the wrench in its joint frame. One graph per robot,
 parameterization and variant (gravity or friction left out, reaction wrenches), compiled once to
-straight-line numpy over blocks of samples (:data:`samples.CHUNK`) and kept with the robot; large batches
+straight-line numpy over blocks of samples (:data:`.samples.CHUNK`) and kept with the robot; large batches
 (and every call once a robot has been called often) run the same statements as a C loop over samples, as
 the regressors do (:mod:`baseparam.dynamics.regressors`), the same numbers.
 """

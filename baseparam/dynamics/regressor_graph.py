@@ -4,7 +4,7 @@ The algorithm is the spatial form of Newton–Euler written for scalars, in link
 link velocities and accelerations are carried from the base through the joint model's steps
 (``ω' = Rᵀω``, ``v' = Rᵀ(v + ω × P)``), the axis s_j of every joint that moves link k is carried
 the same way, and the torque of joint j due to link k's parameters is ``s_jᵀ G_k`` with G_k the
-link wrench as a linear map of its ten parameters (:func:`wrench_map`). On :class:`Expr` values
+link wrench as a linear map of its ten parameters (:func:`wrench_map`). On :class:`~.expressions.Expr` values
 the exact 0 and ±1 of the joint models fold away and common subexpressions are shared, so the graph
 holds only the operations this robot needs. The Slotine–Li variant uses the Christoffel-consistent
 ``B(v) v_r`` of Echeandia & Wensing (2021):

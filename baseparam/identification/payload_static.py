@@ -4,7 +4,7 @@ At rest the joint torques are gravity's alone, and gravity sees only four of the
 parameters: its mass M and first moments M·c (SX, SY, SZ in the frame of the link the last joint
 moves), through the gravity regressor ``W_last(q, 0, 0)[:, 6:10]``. Each still pose gives one equation
 per joint; at least :data:`MIN_POSES` poses (UR's rule) whose wrist orientations differ make the four
-identifiable (:func:`suggest_static_poses` chooses such orientations).
+identifiable (:func:`~baseparam.excitation.static_poses.suggest_static_poses` chooses such orientations).
 
 **Still segments.** A log is cut into runs of samples during which every joint stays within
 ``tolerance`` of the run's first sample; a run lasting at least ``min_duration`` is one pose, and the

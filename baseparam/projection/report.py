@@ -1,4 +1,4 @@
-"""Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
+"""Text presentation of base parameters (numbers stay in :mod:`.base_set`; this only formats)."""
 from __future__ import annotations
 
 import sys

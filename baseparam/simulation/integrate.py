@@ -482,7 +482,8 @@ def _solve_ivp(said, *args, method, **kwargs):
     returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
     warning raised meanwhile (a controller's) is issued again as it came, once per text and line (recorded with the
     filter 'always', a controller's warning came at every evaluation). Only LSODA's run is recorded: Python's
-    warning filters are the process's, not a thread's; threads' runs record one at a time (:func:`.recorded`)."""
+    warning filters are the process's, not a thread's; threads' runs record one at a time
+    (:func:`baseparam._warnings.recorded`)."""
     from scipy.integrate import LSODA, solve_ivp
     if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
         return solve_ivp(*args, method=method, **kwargs)
