@@ -101,6 +101,9 @@ class BaseParameters(ComparedByValue):
         How the arithmetic and the rank decision were made.
     Y_display : list of list (Fraction or float)
         Y in the description's length unit (as the paper prints it).
+    length_power : ndarray of int, shape (n_standard,)
+        Each standard parameter's power of length (:attr:`~baseparam.ColumnLayout.length_power`): Y[r, c]
+        carries length^(power[pivot r] − power[c]), which rescales Y between SI and the display unit.
     accuracy : float
         Estimated relative accuracy of the float Y (0 when exact); above ~1e-12 an
         :class:`AccuracyWarning` was issued (nearly special geometry).
@@ -281,7 +284,7 @@ class BaseParameters(ComparedByValue):
     def to_dict(self):
         """The ``find --json`` document (docs/formats.md, section "Base parameters")."""
         doc = base_document(self, lambda r: {k: float(v) for k, v in self.terms(r).items()})
-        if self.seen_by_base_equations is not None:     # a floating base (fixed-base documents unchanged)
+        if self.seen_by_base_equations is not None:     # a floating base only
             for entry, seen in zip(doc["base"], self.seen_by_base_equations):
                 entry["seen_by_base_equations"] = bool(seen)
             doc["n_seen_by_base_equations"] = int(np.count_nonzero(self.seen_by_base_equations))
