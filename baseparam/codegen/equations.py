@@ -88,6 +88,8 @@ class Equations:
         |g| (m/s²), the value of the symbol g.
     lengths : mapping
         With ``symbolic=``: each DH length symbol → its value in the robot (m).
+    offsets : tuple of float
+        Each joint's DH offset (rad or m), which :meth:`python_source` adds to q; empty: none.
     """
 
     robot: object

@@ -168,6 +168,8 @@ class ExcitationDesign(ComparedByValue):
         Certified extremes over the whole period: q_min, q_max, |q̇| max, |q̈| max.
     torque_max : ndarray (n_dof,) or None
         max |τ| at 10× the output rate, with the description's true inertias (None without them).
+    torque_limited : bool
+        Whether the search kept |τ| within the limits' torques (``torque_limits=True``).
     search : SearchSummary
     payload : PayloadColumns or None
         For a payload design (``payload=True``): the last link's columns, which combinations of them
