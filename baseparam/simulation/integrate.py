@@ -505,7 +505,7 @@ def _solve_ivp(said, *args, method, **kwargs):
 
 class _EvaluationBudget:
     """The right-hand sides a ``solve_ivp`` motion may take by the time it has reached: :data:`EVALUATIONS_PER_INTERVAL`
-    for each interval of t begun, and :data:`EVALUATIONS_AT_START`; at the end, the whole motion's count as before.
+    for each interval of t begun, and :data:`EVALUATIONS_AT_START`; at the end, the whole motion's count.
     A motion whose steps shrink far below the sampling where it is (a Coulomb joint that sticks, chattering) is
     refused there: a count for the whole motion let 10⁶ samples stall 2·10⁹ evaluations at a sticking joint near
     their start (hours), and 51 samples 120 000 (2 s compiled, 55 s of Ivanov's numpy recursion). Sampling finer
