@@ -1,4 +1,5 @@
-"""Command line: ``baseparam find``, ``describe``, ``identify``, ``excite`` and ``export`` (reference: docs/cli.md).
+"""Command line: ``baseparam find``, ``describe``, ``identify``, ``payload``, ``excite``, ``export`` and ``equations``
+(reference: docs/cli.md).
 
 Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
