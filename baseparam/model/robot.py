@@ -617,8 +617,8 @@ def require_fixed_base(robot, what: str) -> Robot:
         # YAML's key, which `excite R.urdf --floating` named as the cause
         why = "read with floating=True, or its root joint floating" if robot.convention == "urdf" else "base: floating"
         raise ArgumentError(f"robot: {shown(robot.name)} has a floating base ({why}); {what} handles "
-                            "fixed-base robots only for now (forward dynamics, wrenches and simulation take floating "
-                            "bases)")
+                            "fixed-base robots only for now (the base set, export, floating-base identification, "
+                            "forward dynamics, wrenches and simulation take floating bases)")
     return robot
 
 
