@@ -374,7 +374,7 @@ def fourth_order_differences(x, step):
     and taken twice for an acceleration by ≈ 1 − (ωh)²/3: 0.76 % at 2.4 Hz in 10 ms samples, which a payload's fit
     read as 0.26 % more mass (a bias beyond 1σ of a 20 s log). This stencil's error is ≈ (ωh)⁴/30 (5e-5 there).
     The two samples at each end and samples on time stamps (not one step) keep :func:`central_differences`, whose
-    parameters (x (S, ...), the step or the stamps (S,)) and result (S, ...) these are.
+    parameters (x (n_samples, ...), the step or the stamps (n_samples,)) and result (n_samples, ...) these are.
     """
     rates = central_differences(x, step)
     if np.ndim(step) or len(x) < 5:

@@ -306,9 +306,9 @@ class ForwardDynamics:
             self.kernel.native()
 
     def batch(self, q, qd, tau):
-        """q̈ of sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
-        :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches;
-        else numpy over blocks of samples (or one sample at a time in Python).
+        """q̈ of sample arrays (n_samples, n_q), (n_samples, n_v), (n_samples, n_v) → (n_samples, n_v): the C loop
+        (compiled from :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small
+        batches; else numpy over blocks of samples (or one sample at a time in Python).
 
         Raises
         ------
