@@ -102,7 +102,7 @@ class ExportResult:
 def _check_function_counts(functions):
     """Refuse a hand-built ExportResult's ``functions`` unless each is one of :data:`FUNCTIONS` with its four operation
     counts (whole numbers): its summary reads them (a dict of other entries would be a bare KeyError), its repr lists
-    the names (so their number is bounded)."""
+    the names (FUNCTIONS' only, not a dict of 100 000)."""
     counts = {key: (Integral, "a whole number") for key in ("mul", "add", "div", "sincos")}
     for name, value in functions.items():
         if name not in FUNCTIONS:
