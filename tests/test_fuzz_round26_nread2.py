@@ -66,3 +66,47 @@ def test_a_fixed_base_refusal_names_what_takes_floating_bases():
                                                 r"floating-base identification"):
         bp.design_excitation(robot)
     assert bp.find_base_parameters(robot).rank > 0
+
+
+def _module_names(path):
+    """Names a module defines at its top level (functions, classes, assignments, also under if/try) and its __all__."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                names |= {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)}
+    return names
+
+
+def test_a_name_is_imported_from_the_module_that_defines_it():
+    # identification/_record re-exported motion's names to six readers; payload and payload_wrench took motion's
+    # interp_columns through preprocessing, writers errors.printable through _validation, _floating_bags
+    # _validation.quaternion_norms through motion. A module (not a package, whose __init__ re-exports by design)
+    # is asked only for the names it defines or lists in __all__
+    import ast
+    from pathlib import Path
+
+    root = Path(bp.__file__).resolve().parent
+    defined = {}            # each module's names, parsed once
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        package = path.relative_to(root.parent).parent.parts
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.level):
+                continue
+            parts = list(package[:len(package) - node.level + 1]) + (node.module.split(".") if node.module else [])
+            target = root.parent.joinpath(*parts).with_suffix(".py")
+            if not target.exists():
+                continue
+            if target not in defined:
+                defined[target] = _module_names(target)
+            names = defined[target]
+            wrong += [f"{path.relative_to(root)}: {alias.name} from {target.relative_to(root)}" for alias in node.names
+                      if alias.name not in names]
+    assert not wrong

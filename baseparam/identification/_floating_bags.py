@@ -34,10 +34,11 @@ import dataclasses
 import numpy as np
 
 from .._checks import counted, shown
+from .._validation import quaternion_norms
 from .._numbers import ABSURD
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
+from ..motion import Trajectory, central_differences, interp_columns, not_unit
 from ._bag_files import read_raw
 from ._columns import shown_name
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,

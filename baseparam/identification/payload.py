@@ -39,7 +39,8 @@ from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters, described_parameters, shaped_friction_terms
 from ..model.robot import Robot, require_fixed_base, require_robot
 from ..model.value import Model
-from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
+from ..motion import interp_columns
+from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories, check_joints
 from ._payload_math import (NAMES, _check_target, _echelon, _fit_payload, body_inertia, frame_change,
                             payload_parameters, payload_physical, pseudo_matrix)

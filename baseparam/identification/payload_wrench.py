@@ -395,7 +395,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     from ._inputs import check_joints
     from ._least_squares import _independent_fraction
     from ._payload_math import NAMES, _check_target, _echelon, _fit_payload
-    from .preprocessing import Preprocessing, interp_columns, lowpass_like_torque, preprocess
+    from ..motion import interp_columns
+    from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
     wrenches = list(wrench) if isinstance(wrench, (list, tuple)) else [wrench]

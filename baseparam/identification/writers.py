@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import write_text
-from .._validation import check_instance, check_names, check_path, printable, shown
-from ..errors import ArgumentError
+from .._validation import check_instance, check_names, check_path, shown
+from ..errors import ArgumentError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_npz, _write_parquet
 
