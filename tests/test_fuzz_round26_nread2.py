@@ -15,24 +15,6 @@ def test_find_base_parameters_shows_its_own_signature_and_docstring():
         assert name in doc, name
 
 
-def test_readers_take_the_motion_names_from_motion():
-    # identification/_record imported Trajectory, MIN_SAMPLES and three private helpers of baseparam.motion only
-    # to hand them on to six readers: a reader now imports them from where they live
-    import ast
-    from pathlib import Path
-
-    from baseparam import motion
-    from baseparam.identification import _record
-
-    assert not {"Trajectory", "MIN_SAMPLES", "_coarse_note", "_coarse_time", "_field_label"} & set(vars(_record))
-    folder = Path(_record.__file__).parent
-    for path in folder.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "_record" and node.level == 1:
-                taken = {alias.name for alias in node.names}
-                assert not taken & set(vars(motion)), (path.name, taken & set(vars(motion)))
-
-
 def test_motion_comparison_table_columns_are_fit_errors_attributes():
     # MotionComparison.table listed FitErrors' attributes by hand beside a COLUMNS tuple naming them otherwise
     # ('cond' for condition_number): the table now reads the attributes COLUMNS names, in the same order
