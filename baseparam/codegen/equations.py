@@ -328,6 +328,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     max_terms : int
         Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
         (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
+    max_memory : int or str, optional
+        Memory the projection and the closed forms may use, as for :func:`~baseparam.find_base_parameters`.
 
     Returns
     -------

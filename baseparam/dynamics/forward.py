@@ -363,14 +363,17 @@ class ForwardDynamics:
         Parameters
         ----------
         q : ndarray, shape (n + 1, n_q)
-            Row 0 the start; rows 1..n receive the states after each step (``rows``: only rows
-            ``rows[0]`` → ``rows[0] + 1``, one step).
+            Row 0 the start; rows 1..n receive the states after each step (``rows`` = k: only row k + 1,
+            one step from row k).
         qd : ndarray, shape (n + 1, n_v)
         dt : ndarray, shape (n,)
         tau : ndarray, shape (n, n_v)
             Held over step k.
         substeps : int
             RK4 steps per interval.
+        rows : int, optional
+            Step interval ``rows`` only (0 ≤ rows < n), from row ``rows`` of q and q̇ to the next; None: every
+            interval.
 
         Raises
         ------

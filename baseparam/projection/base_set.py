@@ -162,6 +162,7 @@ class BaseParameters(ComparedByValue):
         Parameters
         ----------
         p : array_like, shape (n_standard,) or (n_standard, m)
+
         Returns
         -------
         ndarray, shape (rank,) or (rank, m)

@@ -95,6 +95,10 @@ class SensorNoise(ComparedByValue):
 
         Parameters
         ----------
+        fields : dict
+            Field name (q, qd, qdd, tau) → ndarray, shape (n_samples, ≥ n_dof); other names are left out.
+        n_dof : int
+            The joints: the last ``n_dof`` columns of each array.
         gains : ndarray, shape (n_dof,), optional
             Drive gains (N·m/A) for ``current``.
         """
