@@ -123,6 +123,7 @@ def read_wrench(path, names, skipped=(), unit="line"):
         so the wrench stays one row per sample.
     unit : {'line', 'row'}
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
+
     Returns
     -------
     ndarray, shape (n_samples, 6)
