@@ -434,6 +434,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     topic, base_topic, clock : str, optional
         Bags: the JointState topic, the base pose topic (Odometry or PoseStamped, or an IMU's ``sensor_msgs/Imu``:
         :mod:`~baseparam.identification.imu`), the clock.
+    joints : sequence of str, optional
+        Bags: the robot's joint names, in its order (default: those of ``robot``), as for
+        :func:`~baseparam.read_trajectory`.
     imu_frame : str, optional
         Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
         the messages' ``header.frame_id`` names, else the base link).

@@ -166,6 +166,8 @@ def plot_parameters(result, ax=None):
     Parameters
     ----------
     result : Identification or BaseParameterEstimator
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure's).
 
     Returns
     -------

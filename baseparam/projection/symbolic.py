@@ -375,6 +375,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         a point is unluckily special, which the checks detect).
     max_degree : int, optional
         Degree bound of the formulas (default: the largest length dimension of a coefficient, 2).
+    max_memory : int or str, optional
+        Memory each numeric projection may use, as for :func:`~baseparam.find_base_parameters`.
 
     Returns
     -------
