@@ -27,7 +27,8 @@ def find_base_parameters(robot, parameters="pseudo", *, symbolic=None, h5=None, 
 
     The entry point of :mod:`baseparam.projection`: it calls
     :func:`baseparam.projection.base_set.find_base_parameters`, or the symbolic or HDF5 route that
-    ``symbolic`` or ``h5`` asks for.
+    ``symbolic`` or ``h5`` asks for. A floating base (``robot.base == 'floating'``) enters as a 6-DOF joint; its
+    base parameters come first and ``seen_by_base_equations`` says which ones the base's six equations determine.
 
     Parameters
     ----------
@@ -42,9 +43,12 @@ def find_base_parameters(robot, parameters="pseudo", *, symbolic=None, h5=None, 
         Deprecated: use :func:`baseparam.projection.storage.find_and_store`, to which it delegates (it
         also stores Z, its labels, the pivots and Y in that HDF5 file, written atomically).
     **options
-        Passed on: ``progress``, ``force_float``, ``max_memory`` (see
-        :func:`baseparam.projection.base_set.find_base_parameters`); with ``h5`` also ``max_disk``; with
-        ``symbolic`` instead ``seed``, ``max_degree``, ``max_memory``.
+        Passed on, as :func:`baseparam.projection.base_set.find_base_parameters` takes them: ``progress``
+        (called as ``progress(done, total)`` as the work goes), ``force_float`` (the float path even where exact
+        arithmetic is possible, for cross-checks), ``max_memory`` (bytes or a size such as ``"4G"``; default 80 %
+        of what the machine has available: a robot that would need more is refused before the work starts, a
+        ResourceLimitError). With ``h5`` also ``max_disk``; with ``symbolic`` instead ``seed``, ``max_degree``,
+        ``max_memory``.
 
     Returns
     -------
