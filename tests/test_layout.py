@@ -1,9 +1,10 @@
 """The package layout: stages import one way, and the public names resolve.
 
 The layers, lowest first (a module may import from its own layer and the ones below):
-errors, _checks, _atomic, _numbers, _memory, _blas, _figures, _warnings, _processes, _hdf5 → model, motion, evaluation,
-_validation (argument checks; it knows the Robot type) → dynamics → projection → identification | excitation |
-codegen → simulation → cli → _entry (the command's entry point: signals from its first instruction) → __main__.
+errors, _checks, _atomic, _numbers, _lazy, _memory, _blas, _figures, _warnings, _processes, _hdf5 → model, motion,
+evaluation, _validation (argument checks; it knows the Robot type) → dynamics → projection → identification |
+excitation | codegen → simulation → cli → _entry (the command's entry point: signals from its first instruction) →
+__main__.
 _stderr (a solver's output held off stderr) and _values (results compared by value) sit with errors, in the lowest
 layer.
 """
