@@ -3,8 +3,9 @@
 The package follows the data, each stage a subpackage that imports only the ones above it:
 
 =====================  ==========================================================================
-``model``              :class:`Robot`, :class:`Joint`, :class:`Inertia` — the robot; :func:`load_robot`
-                       reads a description; :class:`ColumnLayout` names the standard parameters,
+``model``              :class:`Robot`, :class:`Joint`, :class:`Inertia`, :class:`Origin`, :class:`JointLimits`
+                       — the robot; :func:`load_robot` reads a description (:func:`parse_robot` its
+                       text); :class:`ColumnLayout` names the standard parameters,
                        :func:`standard_parameters` takes them from the true inertias; :class:`Model`
                        — a robot with its parameters, what the dynamics take (:class:`BaseModel`:
                        in base parameters, ``base.model(p_base)``)
@@ -30,14 +31,18 @@ The package follows the data, each stage a subpackage that imports only the ones
                        logs (CSV, NPZ, HDF5, Parquet, ROS bags); :func:`write_trajectory` (CSV, NPZ,
                        Parquet, MCAP); :func:`estimate_delay` (→ :class:`DelayEstimate`);
                        :class:`Preprocessing`, :func:`preprocess` (→ :class:`Processed`);
-                       :func:`identify`, :class:`BaseParameterEstimator`, :class:`Metrics`;
-                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask);
+                       :func:`identify` (→ :class:`Identification`), :class:`BaseParameterEstimator`,
+                       :class:`Metrics`; :func:`parse_column_map` (a file's columns, as ``--columns``);
+                       :func:`identify_logs` (many logs, each reduced on its own; processes or Dask;
+                       → :class:`LogResult` per log); :func:`identify_payload` (→ :class:`PayloadResult`):
+                       a payload on the last link, the robot known;
                        :func:`identify_floating` (→ :class:`FloatingIdentification`): floating-base
                        robots by torques and contact wrenches, base equations, or momentum
 ``excitation``         :func:`design_excitation` → :class:`ExcitationDesign` — a finite Fourier series per
                        joint, at rest at both ends, within :class:`MotionLimits` at every instant, that
-                       minimizes cond(W_b) of the base set; :class:`FourierSeries`;
-                       :func:`identification_errors` (how well a trajectory identifies, with noise);
+                       minimizes cond(W_b) of the base set; :class:`FourierSeries`; :func:`motion_limits`
+                       (the limits a design keeps); :func:`identification_errors` (→
+                       :class:`IdentificationErrors`: how well a trajectory identifies, with noise);
                        :func:`load_excitation` (→ :class:`SavedExcitation`) reads ``excite --json`` back
 ``codegen``            :func:`export` → :class:`ExportResult` — C99 / numpy code of the base regressor,
                        Slotine–Li regressor and inverse dynamics in base parameters; :func:`equations` →

@@ -259,7 +259,7 @@ def read_bounded(path, limit: int, source: str, error, what=None, *, unreadable=
 
 def _json_int(text):
     """A JSON integer as ``int``, or ±inf beyond the float range, as json reads a float literal beyond it (``1e400``):
-    the fields' own checks then refuse it by name, where ``float(10**400)`` in them was a bare OverflowError."""
+    the fields' own checks then refuse it by name, where ``float(10**400)`` in them would raise a bare OverflowError."""
     value = int(text)
     try:
         float(value)
@@ -305,7 +305,7 @@ def read_json(path, limit: int, source: str, error, what: str):
         return json_loads(data.decode("utf-8-sig"), parse_int=_json_int)
     except _KeyTwice as exc:
         raise error(f"{source}: not JSON ({exc})") from None
-    except UnicodeDecodeError as exc:   # said as every reader says it: the line and the byte (was the codec's words)
+    except UnicodeDecodeError as exc:   # said as every reader says it: the line and the byte, not the codec's words
         raise error(f"{source}: {not_utf8(data, exc)}") from None
     except RecursionError:
         raise error(f"{source}: not {what} (JSON nested too deeply)") from None

@@ -145,8 +145,8 @@ def budget(max_memory=None):
 
 def format_size(n):
     """``1.2 GB``, ``350 MB``, ``12 kB`` (powers of 1000); from 10¹⁵ TB on as ``1.00e+388 TB``, computed from the
-    digits: ``n / factor`` of an int beyond the float range (a count such as ``n_samples=10**400``) was a bare
-    OverflowError, and a float near it was written in hundreds of digits."""
+    digits: ``n / factor`` of an int beyond the float range (a count such as ``n_samples=10**400``) would be a
+    bare OverflowError, and a float near it written in hundreds of digits."""
     if n >= 10**27 and n != float("inf"):
         digits = str(int(n) // 10**12)
         return f"{digits[0]}.{digits[1:3]}e+{len(digits) - 1} TB"

@@ -130,8 +130,8 @@ def check_seed(seed, name: str = "seed", *, error=ArgumentError, legacy=None) ->
     floats, negatives and 0-d arrays in its own words; Python's random.Random takes a numpy integer for no seed at
     all).
 
-    ``legacy``: the public function (or field) that took any whole seed ≥ 0 before this check was its own; a larger
-    seed is then still taken, with a DeprecationWarning at the caller's line, for one release."""
+    ``legacy``: the public function (or field) whose released versions take any whole seed ≥ 0; a larger seed is then
+    still taken, with a DeprecationWarning at the caller's line, for one release."""
     if legacy is not None and is_whole(seed) and seed > MAX_SEED:
         from ._warnings import warn
 
@@ -438,8 +438,8 @@ def check_real_array(name: str, x, ndim, finite=True, copies=1, shape=None):
     arguments, e.g. a regressor's column count against the parameters'), then the size, then the values: ``copies``
     arrays of ``x``'s size (the caller's temporaries, e.g. 2 for a residual and its square; 0: the caller checks the
     size) beyond the memory budget are a ResourceLimitError before any value is read, and the values are scanned
-    without a temporary of their size (a broadcast view of 10⁹ rows was numpy's bare MemoryError, or minutes of
-    scanning, whatever its shape)."""
+    without a temporary of their size (a broadcast view of 10⁹ rows would otherwise be numpy's bare MemoryError, or
+    minutes of scanning, whatever its shape)."""
     x = real_array(name, x)
     dims = ndim if isinstance(ndim, tuple) else (ndim,)
     expected = (f"{'finite ' if finite else ''}numbers of {' or '.join(map(str, dims))} "
@@ -481,7 +481,7 @@ def check_parameter_range(name, arr, expected="parameters in SI units", error=Ar
     naming the first NaN or largest value and its index. The one check of that bound for parameters and what is
     fitted to them (a payload's torques): beyond it their squares and norms overflow, and a fit or figure comes out
     inf or NaN. ``expected`` completes the message ("expected parameters in SI units")."""
-    # max and min, not abs(arr).max(): no copy of the values (a broadcast view of 10⁹ was a bare MemoryError)
+    # max and min, not abs(arr).max(): no copy of the values (of a broadcast view of 10⁹: a bare MemoryError)
     if arr.size and not (arr.max() <= ABSURD_PARAMETER and arr.min() >= -ABSURD_PARAMETER):    # NaN compares False
         k = np.unravel_index(np.argmax(np.abs(arr)), arr.shape)      # argmax stops at the first NaN
         what = "absurd" if np.isfinite(arr[k]) else "non-finite"

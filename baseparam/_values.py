@@ -1,9 +1,9 @@
 """Equality of the library's results that hold arrays: field by field, arrays number for number.
 
 A dataclass's generated ``==`` compares a tuple of its fields, and a tuple of numpy arrays has no truth value:
-two results made alike (a Trajectory and its pickled copy, two designs of one seed) raised numpy's "The truth
-value of an array with more than one element is ambiguous" ValueError; only a result compared with itself, or
-with a copy sharing its arrays, passed (the tuple's identity shortcut). :class:`ComparedByValue` gives those
+two results made alike (a Trajectory and its pickled copy, two designs of one seed) would raise numpy's "The
+truth value of an array with more than one element is ambiguous" ValueError; only a result compared with itself, or
+with a copy sharing its arrays, would pass (the tuple's identity shortcut). :class:`ComparedByValue` gives those
 results the comparison their docstrings' word "value" promises.
 """
 from __future__ import annotations

@@ -116,6 +116,6 @@ def deprecated_parameter(function: str, name: str, why: str) -> None:
 
 
 def deprecated_call(old: str, new: str) -> None:
-    """The DeprecationWarning of a public call form kept for one release (issue 22), at the user's line: ``old``
+    """The DeprecationWarning of a public call form kept for one release, at the user's line: ``old``
     the call as written (``"BaseParameters.inverse_dynamics(p_base, q, qd, qdd)"``), ``new`` what replaces it."""
     warn(f"{old} is deprecated and will be removed in the next release: use {new}", DeprecationWarning)

@@ -1,4 +1,5 @@
-"""Command line: ``baseparam find``, ``describe``, ``identify``, ``excite`` and ``export`` (reference: docs/cli.md).
+"""Command line: ``baseparam find``, ``describe``, ``identify``, ``payload``, ``excite``, ``export`` and ``equations``
+(reference: docs/cli.md).
 
 Errors become one line on stderr: exit status 2 for bad input (a :class:`~baseparam.BaseParamError`,
 a usage error, or an OSError about a file the user named), 1 for anything else ("internal error:
@@ -1104,8 +1105,8 @@ def _number_or_none(text, flag):
     return _parsed(text, flag, _plain, "a number or 'none'")
 
 
-# The options reading and preprocessing a measured trajectory, shared by identify and payload (one definition: payload
-# had no --topic, --clock nor --delay, which issue 25 says it takes as identify does).
+# The options reading and preprocessing a measured trajectory, shared by identify and payload: one definition, so
+# that payload takes --topic, --clock and --delay as identify does.
 _trajectory_options = _options(
     click.option("--columns", metavar="MAP", help="Column map for files without a header (0-based), e.g. "
                  "'t=0,q=1:7,qd=7:13,current=13:19' (FIELD=none leaves a field out); or key names for NPZ/HDF5, "
@@ -1577,7 +1578,7 @@ def equations(robot_file, text_out, python_out, json_out, parameters, max_terms,
         base = find_base_parameters(robot, parameters, progress=progress, max_memory=max_memory)
         progress.close()
         # SymPy building and printing a 7-joint arm's closed form takes 15-20 s of CPU: a live clock on a terminal
-        # rather than a silence that looks like a hang (issue 28)
+        # rather than a silence that looks like a hang
         progress = _Progress("writing the equations")
         eq = closed_form(base, max_terms=max_terms, symbolic=symbolic, max_memory=max_memory)
         written = _write_outputs((json_out, lambda path: _write_json(path, eq.to_dict())),

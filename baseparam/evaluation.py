@@ -56,8 +56,8 @@ class FitFigures(NamedTuple):
 def _parameters(name, x, ndim, shape=None, copies=1):
     """Base parameters (SI) as a finite float array within ±ABSURD_PARAMETER, as the library's parameter vectors:
     beyond it their norms overflow and the figures come out NaN. Their shape (``shape``: a check of it against the
-    other arguments), then ``copies`` arrays of their size against the memory budget (a broadcast view of 10⁹: not a
-    bare MemoryError of numpy's), then their values (_validation.check_real_array)."""
+    other arguments), then ``copies`` arrays of their size against the memory budget (a broadcast view of 10⁹ would
+    otherwise end in numpy's bare MemoryError), then their values (_validation.check_real_array)."""
     return check_parameter_range(name, _finite(name, x, ndim, shape=shape, copies=copies))
 
 
@@ -99,7 +99,7 @@ def nrmse(e2, t2):
             raise ArgumentError(f"{name}: expected sums of squares (numbers ≥ 0), got "
                                 f"{'NaN' if np.isnan(sums).any() else float(sums.min())!s}")
         if sums.size and sums.max() == np.inf:
-            # an overflowed sum gave an NRMSE of inf (Σe²) or 0 (Στ²), or NaN (both): no figure of the fit (issue 28)
+            # an overflowed sum would give an NRMSE of inf (Σe²) or 0 (Στ²), or NaN (both): no figure of the fit
             joint = int(np.argwhere(np.isinf(sums))[0][0]) + 1
             raise ArgumentError(f"{name}: joint {joint}: the sum of squares overflowed to inf (values beyond the "
                                 "floating-point range): no NRMSE")
@@ -112,7 +112,7 @@ def figures_in_range(e2, t2, names=("e2", "t2", "e2, t2")):
     torque at all (0/0). ``names``: what the messages call Σe², Στ² and both (``("tau, predicted", "tau", "tau,
     predicted")`` where they come from torques, :meth:`Metrics.compare`)."""
     # a joint of no torque has no figure (NaN, documented: a passive joint among others); the pooled figure of no
-    # torque at all (0/0) was NaN that said nothing: refused
+    # torque at all (0/0) would be a NaN that says nothing: refused
     e2, t2 = np.broadcast_arrays(e2, t2)
     with np.errstate(over="ignore"):
         total, errors = t2.sum(axis=0), e2.sum(axis=0)
@@ -182,7 +182,7 @@ def fit_errors(estimates, truth, regressor=None) -> FitFigures:
         p̂ of one fit, or of k fits (one per column).
     truth : array_like, shape (rank,)
         The true base parameters p (SI).
-    regressor : ndarray, shape (S, n_dof, rank), optional
+    regressor : ndarray, shape (n_samples, n_dof, rank), optional
         W_b on the states the torques are compared on (e.g. a held-out run's true states); rows
         (m, rank) count as one joint.
 

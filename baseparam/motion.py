@@ -215,8 +215,8 @@ class Trajectory(ComparedByValue):
 def check_motion_size(source, S, width):
     """Refuse, once the shapes are known and before any value is read or copied, a motion of ``S`` samples of
     ``width`` numbers each (every field, t included) whose arrays and a copy would not fit in memory: a broadcast view
-    of 10⁹ samples costs nothing, but the scans of its values and the copies of its preprocessing were numpy's bare
-    MemoryError or minutes that Ctrl-C could not stop."""
+    of 10⁹ samples costs nothing, but the scans of its values and the copies of its preprocessing would be numpy's
+    bare MemoryError or minutes that Ctrl-C cannot stop."""
     check_allocation((S, 2 * width), source, f"{counted(S, 'samples')} of {width} numbers (the motion and a copy)")
 
 
@@ -351,13 +351,13 @@ def central_differences(x, step):
 
     Parameters
     ----------
-    x : ndarray, shape (S, ...), S ≥ 2
-    step : float or ndarray, shape (S,)
+    x : ndarray, shape (n_samples, ...), n_samples ≥ 2
+    step : float or ndarray, shape (n_samples,)
         The sampling step, or the time stamps.
 
     Returns
     -------
-    ndarray, shape (S, ...)
+    ndarray, shape (n_samples, ...)
     """
     # a step of 1e-300 s (a time unit gone wrong) overflows: inf, for the caller's check to refuse in one line, not
     # numpy's RuntimeWarning (made an error by -W error, the CLI blamed it on the robot file)
@@ -374,7 +374,7 @@ def fourth_order_differences(x, step):
     and taken twice for an acceleration by ≈ 1 − (ωh)²/3: 0.76 % at 2.4 Hz in 10 ms samples, which a payload's fit
     read as 0.26 % more mass (a bias beyond 1σ of a 20 s log). This stencil's error is ≈ (ωh)⁴/30 (5e-5 there).
     The two samples at each end and samples on time stamps (not one step) keep :func:`central_differences`, whose
-    parameters (x (S, ...), the step or the stamps (S,)) and result (S, ...) these are.
+    parameters (x (n_samples, ...), the step or the stamps (n_samples,)) and result (n_samples, ...) these are.
     """
     rates = central_differences(x, step)
     if np.ndim(step) or len(x) < 5:

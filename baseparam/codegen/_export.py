@@ -11,7 +11,7 @@ straight-line code (Golubev & Yaskevich's procedure):
 
 C: one header and one source, C99, nothing beyond ``<math.h>``, no allocation, SI units,
 row-major outputs (``Y[j*R + r]``). Python: a module needing only numpy, evaluating one sample
-(arrays (n,)) or a batch (arrays (S, n)), vectorized over samples. Both carry the base-parameter
+(arrays (n_dof,)) or a batch (arrays (n_samples, n_dof)), vectorized over samples. Both carry the base-parameter
 names and their regroupings as comments. :func:`export` writes the files and ``NAME.json``.
 
 The parts, one job each: :mod:`._routines` (graphs and operation counts), :mod:`._printer`
@@ -101,8 +101,8 @@ class ExportResult:
 
 def _check_function_counts(functions):
     """Refuse a hand-built ExportResult's ``functions`` unless each is one of :data:`FUNCTIONS` with its four operation
-    counts (whole numbers): its summary reads them (a dict of other entries was a bare KeyError), its repr lists the
-    names (100 000 of them were taken)."""
+    counts (whole numbers): its summary reads them (a dict of other entries would be a bare KeyError), its repr lists
+    the names (FUNCTIONS' only, not a dict of 100 000)."""
     counts = {key: (Integral, "a whole number") for key in ("mul", "add", "div", "sincos")}
     for name, value in functions.items():
         if name not in FUNCTIONS:

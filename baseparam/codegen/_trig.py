@@ -238,7 +238,7 @@ def _fourier(terms, groups, index):
         for g, pairs in enumerate(positions):
             factor = _fourier_of_powers_fmpq(tuple((exps[c], exps[s]) for c, s in pairs))
             pieces = [(k + ((g,) + f,) if f else k, c * d) for k, c in pieces for f, d in factor]
-        rest = tuple([e if k else 0 for e, k in zip(exps, keep)])     # the int 0, as before (exps: FLINT's)
+        rest = tuple([e if k else 0 for e, k in zip(exps, keep)])     # the int 0 where dropped (exps: FLINT's)
         for k, c in pieces:
             term = (rest, key + k)
             out[term] = out[term] + c if term in out else c

@@ -88,6 +88,8 @@ class Equations:
         |g| (m/s²), the value of the symbol g.
     lengths : mapping
         With ``symbolic=``: each DH length symbol → its value in the robot (m).
+    offsets : tuple of float
+        Each joint's DH offset (rad or m), which :meth:`python_source` adds to q; empty: none.
     """
 
     robot: object
@@ -247,10 +249,10 @@ class Equations:
 
     # -- Python ------------------------------------------------------------------------------------------
     def python_source(self):
-        """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n,) or (S, n); p the base parameters
-        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite
-        value, a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the
-        exported code's bounds)."""
+        """A module defining ``tau(q, qd, qdd, p)`` (numpy; arrays (n_dof,) or (n_samples, n_dof); p the base parameters
+        in ``find``'s order, SI) that evaluates the printed equations; ValueError for a wrong shape, a non-finite value,
+        a state beyond ±``MAX_STATE`` or a parameter beyond ±``MAX_PARAMETER`` (the module's constants, the exported
+        code's bounds)."""
         printed = self._printed()
         if "python" not in printed:
             printed["python"] = self._python_source(printed["orders"])
@@ -326,6 +328,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
     max_terms : int
         Refuse (:class:`~baseparam.errors.ResourceLimitError`) a closed form of more terms than this
         (a generic 7-joint arm has about 350 000: too long to print, and to build in SymPy).
+    max_memory : int or str, optional
+        Memory the projection and the closed forms may use, as for :func:`~baseparam.find_base_parameters`.
 
     Returns
     -------

@@ -110,12 +110,11 @@ class Batch:
     """A regressor's (or Newton–Euler's) loop over samples in C, compiled on the first call (once per robot,
     cached on disk).
 
-    Calling it returns the ctypes library, whose ``batch(S, fill, q, qd, qdd, qd_ref, sgn, stb, out)`` (the
-    inputs named by ``arguments``) reads rows of samples (S, n_dof) and fills ``out`` (S, n_dof, n_columns):
-    every entry with ``fill`` = 1, only
-    the entries that are not structurally zero with ``fill`` = 0 (``out`` zeroed by the caller, as fresh
-    memory is); or None without a C compiler. The statements are the numpy code's
-    (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
+    Calling it returns the ctypes library, whose ``batch(S, fill, q, qd, qdd, qd_ref, sgn, stb, out)`` (the inputs
+    named by ``arguments``) reads S = n_samples rows (n_samples, n_dof) and fills ``out`` (n_samples, n_dof,
+    n_columns): every entry with ``fill`` = 1, only the entries that are not structurally zero with ``fill`` = 0
+    (``out`` zeroed by the caller, as fresh memory is); or None without a C compiler. The statements are the numpy
+    code's (:func:`~baseparam.dynamics.printing.c_statements`). :meth:`fill` runs the loop on threads.
     """
 
     def __init__(self, g, outputs, offsets, n, width, first=(0, 0), strides=None, arguments=_ARGUMENTS):
@@ -159,9 +158,9 @@ class Batch:
 
         Parameters
         ----------
-        rows : sequence of 6 ndarray, shape (S, n_dof), float64, C-contiguous
+        rows : sequence of 6 ndarray, shape (n_samples, n_dof), float64, C-contiguous
             q, qd, qdd, qd_ref, sgn, stb.
-        out : ndarray, shape (S, n_dof, n_columns), float64, C-contiguous
+        out : ndarray, shape (n_samples, n_dof, n_columns), float64, C-contiguous
         zeroed : bool
             ``out`` holds zeros already (fresh memory): the loop then skips the structural zeros.
         threads : int

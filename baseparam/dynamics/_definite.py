@@ -50,9 +50,9 @@ def nonphysical_body(model):
 
 
 def require_finite(x, what):
-    """``x`` (S, n) or one sample (n,), or an ArgumentError where it is not finite (``what`` names it): M(q)
-    singular (a joint whose subtree has no inertia about its axis and no rotor inertia, e.g. massless links) or
-    not positive definite (bodies that are not physical)."""
+    """``x`` (n_samples, n_dof) or one sample (n_dof,), or an ArgumentError where it is not finite (``what`` names
+    it): M(q) singular (a joint whose subtree has no inertia about its axis and no rotor inertia, e.g. massless links)
+    or not positive definite (bodies that are not physical)."""
     bad = ~np.isfinite(x)
     if bad.any():
         s = "" if x.ndim == 1 else f" at sample {int(np.argmax(bad.any(axis=1)))}"

@@ -4,8 +4,9 @@ memory while it runs.
 
 Each figure counts float64 values per sample that are alive together at the function's peak, from its code:
 
-- the checked float copies of the state arrays (n_q + n_v each for q and the rates: :func:`check_robot_states`
-  converts, and for a floating base normalizes q's quaternions into a copy);
+- the checked float copies of the state arrays (n_q + n_v each for q and the rates:
+  :func:`~baseparam._validation.check_robot_states` converts, and for a floating base normalizes q's quaternions
+  into a copy);
 - the Newton–Euler kernel's per-sample inputs (:func:`baseparam.dynamics.newton_euler.blocked`: zero rates
   for those left out, the transposed or contiguous row copies, the friction shapes c(q̇), s(q̇)) and its output;
 - the result, and numpy temporaries of the result's size (a transpose copy, a reshape, an ``np.stack`` of

@@ -45,11 +45,11 @@ def rotation_matrices(quat):
 
     Parameters
     ----------
-    quat : ndarray, shape (S, 4)
+    quat : ndarray, shape (n_samples, 4)
 
     Returns
     -------
-    ndarray, shape (S, 3, 3)
+    ndarray, shape (n_samples, 3, 3)
     """
     return np.stack([np.stack(row, -1) for row in rotation_rows(*(quat[:, i] for i in range(4)))], -2)
 
@@ -59,12 +59,12 @@ def pose_rate(q, qd):
 
     Parameters
     ----------
-    q : ndarray, shape (S, ≥ 7)
-    qd : ndarray, shape (S, ≥ 6)
+    q : ndarray, shape (n_samples, ≥ 7)
+    qd : ndarray, shape (n_samples, ≥ 6)
 
     Returns
     -------
-    ndarray, shape (S, 7)
+    ndarray, shape (n_samples, 7)
     """
     if len(q) == 1:
         return _one_pose_rate(q[0], qd[0])
@@ -95,11 +95,11 @@ def configuration_rate(robot, q, qd):
 
     Parameters
     ----------
-    q : ndarray, shape (S, n_q)
-    qd : ndarray, shape (S, n_v)
+    q : ndarray, shape (n_samples, n_q)
+    qd : ndarray, shape (n_samples, n_v)
 
     Returns
     -------
-    ndarray, shape (S, n_q)
+    ndarray, shape (n_samples, n_q)
     """
     return np.concatenate([pose_rate(q, qd), qd[:, 6:]], axis=1) if robot.is_floating else qd

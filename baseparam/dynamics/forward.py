@@ -306,9 +306,9 @@ class ForwardDynamics:
             self.kernel.native()
 
     def batch(self, q, qd, tau):
-        """q̈ of sample arrays (S, n_q), (S, n_v), (S, n_v) → (S, n_v): the C loop (compiled from
-        :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small batches;
-        else numpy over blocks of samples (or one sample at a time in Python).
+        """q̈ of sample arrays (n_samples, n_q), (n_samples, n_v), (n_samples, n_v) → (n_samples, n_v): the C loop
+        (compiled from :data:`._native_rule.NATIVE_SAMPLES` samples on) where it gives numpy's numbers, and for small
+        batches; else numpy over blocks of samples (or one sample at a time in Python).
 
         Raises
         ------
@@ -363,14 +363,17 @@ class ForwardDynamics:
         Parameters
         ----------
         q : ndarray, shape (n + 1, n_q)
-            Row 0 the start; rows 1..n receive the states after each step (``rows``: only rows
-            ``rows[0]`` → ``rows[0] + 1``, one step).
+            Row 0 the start; rows 1..n receive the states after each step (``rows`` = k: only row k + 1,
+            one step from row k).
         qd : ndarray, shape (n + 1, n_v)
         dt : ndarray, shape (n,)
         tau : ndarray, shape (n, n_v)
             Held over step k.
         substeps : int
             RK4 steps per interval.
+        rows : int, optional
+            Step interval ``rows`` only (0 ≤ rows < n), from row ``rows`` of q and q̇ to the next; None: every
+            interval.
 
         Raises
         ------

@@ -7,7 +7,7 @@ the linear acceleration of each frame origin are carried from the base through t
 joint's model (:mod:`baseparam.model.joint_model`), link wrenches are summed back the same way, and a
 joint's force is the z component of the wrench in its joint frame. One graph per robot,
 parameterization and variant (gravity or friction left out, reaction wrenches), compiled once to
-straight-line numpy over blocks of samples (:data:`samples.CHUNK`) and kept with the robot; large batches
+straight-line numpy over blocks of samples (:data:`.samples.CHUNK`) and kept with the robot; large batches
 (and every call once a robot has been called often) run the same statements as a C loop over samples, as
 the regressors do (:mod:`baseparam.dynamics.regressors`), the same numbers.
 """
@@ -48,11 +48,11 @@ def kernel(robot, parameters, gravity=True, friction=True, wrenches=None, column
 
 
 def blocked(model, q, qd, qdd, gravity=True, friction=True, wrenches=None):
-    """Newton–Euler of a standard model over checked samples (S, n_q), (S, n_v), (S, n_v): τ (S, n_v), or with
-    ``wrenches`` ('link' or 'joint') the reaction wrenches [n; f] (S, n_dof, 6). By the C loop over samples when
-    the rule of :mod:`baseparam.dynamics._native_rule` wants it (and there is a C compiler), the numpy blocks'
-    numbers to the bit (the same statements; friction shapes computed by numpy for both); else in numpy blocks
-    of :data:`~baseparam.dynamics.samples.CHUNK` samples."""
+    """Newton–Euler of a standard model over checked samples (n_samples, n_q), (n_samples, n_v), (n_samples, n_v):
+    τ (n_samples, n_v), or with ``wrenches`` ('link' or 'joint') the reaction wrenches [n; f] (n_samples, n_dof, 6). By
+    the C loop over samples when the rule of :mod:`baseparam.dynamics._native_rule` wants it (and there is a C
+    compiler), the numpy blocks' numbers to the bit (the same statements; friction shapes computed by numpy for both);
+    else in numpy blocks of :data:`~baseparam.dynamics.samples.CHUNK` samples."""
     robot, p = model.robot, model.values()
     f = kernel(robot, model.parameters, gravity, friction, wrenches)
     S, n = q.shape[0], robot.n_dof

@@ -4,7 +4,7 @@ The algorithm is the spatial form of Newton–Euler written for scalars, in link
 link velocities and accelerations are carried from the base through the joint model's steps
 (``ω' = Rᵀω``, ``v' = Rᵀ(v + ω × P)``), the axis s_j of every joint that moves link k is carried
 the same way, and the torque of joint j due to link k's parameters is ``s_jᵀ G_k`` with G_k the
-link wrench as a linear map of its ten parameters (:func:`wrench_map`). On :class:`Expr` values
+link wrench as a linear map of its ten parameters (:func:`wrench_map`). On :class:`~.expressions.Expr` values
 the exact 0 and ±1 of the joint models fold away and common subexpressions are shared, so the graph
 holds only the operations this robot needs. The Slotine–Li variant uses the Christoffel-consistent
 ``B(v) v_r`` of Echeandia & Wensing (2021):
@@ -145,6 +145,12 @@ def carry(jt, x):
 def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=True, friction=True):
     """Expression graph of regressor columns.
 
+    A floating base is a 6-DOF root: its twist and twist rate are the inputs
+    ``qd[0:6]``, ``qdd[0:6]`` (public order [v, ω], frame 0), gravity reaches it through its quaternion
+    ``q[3:7]``, its body's columns are link 0's, and its six unit motions are carried to every link as
+    the joints' axes are, so the base rows (the wrench [f, n] it needs) are ``e_iᵀ`` of every link's
+    wrench carried back: the rows of :func:`build_inverse_dynamics`'s base wrench.
+
     Parameters
     ----------
     robot : Robot
@@ -156,12 +162,6 @@ def build(robot, parameters="pseudo", columns=None, kind="regressor", gravity=Tr
         acceleration (q̇_r, q̈_r), J̇ being taken along ``qd``.
     gravity, friction : bool
         Leave out gravity, or the friction terms (their columns are then zero).
-
-    A floating base is a 6-DOF root: its twist and twist rate are the inputs
-    ``qd[0:6]``, ``qdd[0:6]`` (public order [v, ω], frame 0), gravity reaches it through its quaternion
-    ``q[3:7]``, its body's columns are link 0's, and its six unit motions are carried to every link as
-    the joints' axes are, so the base rows (the wrench [f, n] it needs) are ``e_iᵀ`` of every link's
-    wrench carried back: the rows of :func:`build_inverse_dynamics`'s base wrench.
 
     Returns
     -------

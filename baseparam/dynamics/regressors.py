@@ -129,7 +129,7 @@ def _evaluate(robot, q, qd, qdd, qd_ref=None, *, parameters="pseudo", columns=No
 
 
 def _native_fill(robot, q, qd, qdd, qd_ref, parameters, columns, gravity, friction, shapes, out, zeroed, threads):
-    """Fill W ((S, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
+    """Fill W ((n_samples, n_dof, n_columns); ``zeroed``: it holds zeros already) by the regressor's C loop over
     samples on ``threads`` threads; False when the C loop is not wanted yet (:meth:`._compiled.Batch.library_for`) or
     there is no C compiler (the numpy blocks then do it)."""
     kind = "regressor" if qd_ref is None else "slotine_li"

@@ -1,9 +1,10 @@
 """Spatial inertias on expression-graph values: the articulated-body algorithm's 6×6 algebra.
 
 Spatial vectors are angular first, ``[ω; v]`` for motions and ``[n; f]`` for forces, as in
-:mod:`baseparam.dynamics.regressor_graph` (whose :func:`carry` and :func:`carry_back` move them
-through a joint step). A spatial inertia is a symmetric 6×6 nested list ``I = [[A, B], [Bᵀ, C]]``
-(A, C symmetric 3×3) whose mirrored entries are the same node, so a value is computed once.
+:mod:`baseparam.dynamics.regressor_graph` (whose :func:`~.regressor_graph.carry` and
+:func:`~.regressor_graph.carry_back` move them through a joint step). A spatial inertia is a symmetric 6×6
+nested list ``I = [[A, B], [Bᵀ, C]]`` (A, C symmetric 3×3) whose mirrored entries are the same node, so a value is
+computed once.
 
 Moving an inertia back through a step (child frame → parent frame, ``I_p = Xᵀ I X`` with X the
 step's motion transform) is done the way the step is built — a rotation in one coordinate plane,

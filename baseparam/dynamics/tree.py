@@ -104,8 +104,8 @@ def world_frames(robot, q):
 
     Returns
     -------
-    R : list of ndarray, shape (S, 3, 3)
-    P : list of ndarray, shape (S, 3)
+    R : list of ndarray, shape (n_samples, 3, 3)
+    P : list of ndarray, shape (n_samples, 3)
     """
     R, P = [], []
     for _ in _joint_frames(robot, q, body_parents(robot), R, P):
@@ -120,7 +120,7 @@ class Tree:
     ----------
     robot : Robot
     links : LinkParameters
-    q : ndarray, shape (S, n_q)
+    q : ndarray, shape (n_samples, n_q)
 
     Attributes
     ----------
@@ -131,8 +131,8 @@ class Tree:
     bodies : list of (J, MS, M)
         Inertia about the origin, first moments and mass, in the body's frame.
     M : list of ndarray (6, 6)
-    C : list of ndarray (S, 6, 6)
-    R, P : list of ndarray (S, 3, 3), (S, 3)
+    C : list of ndarray (n_samples, 6, 6)
+    R, P : list of ndarray (n_samples, 3, 3), (n_samples, 3)
         Each body frame's orientation and origin in the world (a fixed base's frame 0 is the world).
     IA : ndarray (n_v,)
         Rotor inertia per velocity (0 on a floating base's twist).

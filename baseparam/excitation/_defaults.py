@@ -5,8 +5,8 @@ No imports, so that ``baseparam.cli`` can show them in ``--help`` without loadin
 
 7 harmonics of a 14 s period keep the highest harmonic at 0.5 Hz, as 5 of 10 s did (so the same
 velocity and acceleration limits bind), while each period visits more configurations and the series has
-more shapes to choose from: with issue 25's limits (bench/bench_excite_lwr4.py) cond(W_b) went from
-32–36 to 28–29 on the KUKA LWR4+ in 60 s, and down on the UR10e, PUMA 560 and Panda too; a search
+more shapes to choose from: with the limits of bench/bench_excite_lwr4.py, cond(W_b) goes from 32–36
+(5 harmonics of 10 s) to 28–29 on the KUKA LWR4+ in 60 s, and down on the UR10e, PUMA 560 and Panda too; a search
 without a time budget takes about 2.7 times as long.
 """
 
@@ -21,7 +21,8 @@ HARMONICS = 7
 TIME_BUDGET = 60.0
 
 # The same for ``excite --payload --payload-design wide``, whose L-BFGS takes longer (84 and 89 s of CPU for the UR10e
-# and LWR4+ at 20 s × 48 harmonics with issue 25's limits) and, cut short, gives a design that depends on timing (said):
-# without a budget it ran 412 s on a loaded machine, unbounded. Five minutes leave an idle machine three times the
-# CPU it needs, so the design is the one of no budget, to the bit; the starts stay those of no budget as above.
+# and LWR4+ at 20 s × 48 harmonics with bench_excite_lwr4.py's limits) and, cut short, gives a design that depends on
+# timing (said): without a budget it ran 412 s on a loaded machine, unbounded. Five minutes leave an idle machine
+# three times the CPU it needs, so the design is the one of no budget, to the bit; the starts stay those of no budget
+# as above.
 WIDE_TIME_BUDGET = 300.0

@@ -1,7 +1,7 @@
 """The wider-band payload design (``excite --payload --payload-design wide``): a long Fourier series optimized for
 the payload target's own criterion by L-BFGS over unknowns that keep the limits by construction.
 
-Why (issue 25, ``bench/payload_feasible_probe.py``, ``bench/payload_wide_fits.py``): the standard payload design
+Why (``bench/payload_feasible_probe.py``, ``bench/payload_wide_fits.py``): the standard payload design
 (a short series searched by SLSQP for cond or the 'inertia' criterion) leaves the inertia about the centre of mass
 the least determined of the payload's quantities. A series of period T (20 s: the whole motion, played once) and
 many harmonics (48: to 2.4 Hz) can visit other configurations for other elements, but SLSQP over its thousands of

@@ -176,8 +176,8 @@ class DesignProblem:
 
     # -- criterion --------------------------------------------------------------------------------------
     def _regressor(self, x, limits=False, width=None):
-        """q, q̇, q̈ (each (S, n)) and W_b (S, n, rank) at x on the criterion's grid, or on the limits'
-        grid (for torques), sign(q̇) smoothed over ``width``; the last (x, width) of each is cached."""
+        """q, q̇, q̈ (each (n_samples, n_dof)) and W_b (n_samples, n_dof, rank) at x on the criterion's grid, or on
+        the limits' grid (for torques), sign(q̇) smoothed over ``width``; the last (x, width) of each is cached."""
         if limits and self.Bc is not self.B:
             cache, B = "limits", self.B
         else:

@@ -314,7 +314,7 @@ def search(problem, *, starts, seed, workers, time_budget=None, progress=None):
     else:       # a pool of one when SLSQP's steps may outlast the deadline by seconds: the same design, bit for bit
         # a worker inside such a step at the deadline is given up GRACE after it and stopped within POOL_END: the
         # workers' deadline leaves that time, for the search to end by the budget's (the UR10e's 3 s steps at 48
-        # harmonics, a 10 s budget: 12.5 s, now ~10)
+        # harmonics, a 10 s budget: ~10 s, where the workers' deadline at the budget's ended it at 12.5 s)
         within = deadline if not long_steps else max(begin, deadline - GRACE - POOL_END)
         _in_pool(problem, starts, seed, max(1, workers), within, tick, finished)
     counted = 0

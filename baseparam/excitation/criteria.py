@@ -60,7 +60,7 @@ def inertia_variance(E, weights=None):
     the six elements' variances, mass and centre of mass estimated too (their uncertainty is in the block of
     the inverse). Only the elements the identifiable combinations determine are rows of E
     (:func:`inertia_rows`: a planar robot's motions determine ZZ alone). The
-    inertia about the centre of mass, what issue 25 measures, differs from it by m·S(c)ᵀS(c), a function of
+    inertia about the centre of mass, the payload's target, differs from it by m·S(c)ᵀS(c), a function of
     the mass and the centre, which the same motions identify far better (``bench/bench_payload.py``: designs
     by this criterion lower the Cramér–Rao bound of the inertia about the centre below the D-optimal designs').
 

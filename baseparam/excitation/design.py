@@ -168,6 +168,8 @@ class ExcitationDesign(ComparedByValue):
         Certified extremes over the whole period: q_min, q_max, |q̇| max, |q̈| max.
     torque_max : ndarray (n_dof,) or None
         max |τ| at 10× the output rate, with the description's true inertias (None without them).
+    torque_limited : bool
+        Whether the search kept |τ| within the limits' torques (``torque_limits=True``).
     search : SearchSummary
     payload : PayloadColumns or None
         For a payload design (``payload=True``): the last link's columns, which combinations of them
@@ -287,7 +289,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         T in s: the trajectory repeats with this period and is at rest at t = 0 and t = T.
     harmonics : int, default 7
         K ≥ 2, harmonics of 1/T per joint (at rest at both ends, one harmonic could not move). The
-        defaults' highest harmonic is 0.5 Hz (5 harmonics of 10 s before issue 25).
+        defaults' highest harmonic is 0.5 Hz (:mod:`baseparam.excitation._defaults`: why 7 of 14 s).
     rate : float
         Output (controller) rate in Hz; ``period * rate`` must be a whole number, with at least 8
         samples per cycle of the highest harmonic.
@@ -299,7 +301,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         Minimize cond(W_b), or −log det(W_bᵀW_b) (D-optimality), or — payload designs only — the sum of
         the variances of the payload's inertia (A-optimality over its six inertia elements about the
         link frame's origin, mass and centre of mass estimated too; rows weighted by ``noise``):
-        what issue 25's inertia target measures (:func:`~baseparam.excitation.criteria.inertia_variance`).
+        the payload's inertia target (:func:`~baseparam.excitation.criteria.inertia_variance`).
     parameters : {'pseudo', 'khalil'}
         Parameterization of the base columns the criterion is measured in: 'pseudo' (the default, as
         everywhere in the package), or 'khalil' (inertia about the link frame origin, first moments and
@@ -346,9 +348,9 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
         With ``payload=True``: 'standard' (the default) searches the series of ``period`` and ``harmonics`` for
         ``criterion``; 'wide' (:mod:`baseparam.excitation._payload_feasible`) searches that way a start of period
         ``period``/4 with 4 harmonics (a share of ``time_budget``), plays it 4 times as a series of ``period`` and
-        ``harmonics`` (≥ 16; issue 25's bench: 20 s × 48) and refines it by L-BFGS for the largest variance of
-        the payload's inertia about its centre of mass over eight hypothetical centres, within the limits by
-        construction (all 10 payload parameters must be identifiable). Slower (about 90 s of CPU for the LWR4+
+        ``harmonics`` (≥ 16; ``bench/payload_wide_fits.py``: 20 s × 48) and refines it by L-BFGS for the largest
+        variance of the payload's inertia about its centre of mass over eight hypothetical centres, within the limits
+        by construction (all 10 payload parameters must be identifiable). Slower (about 90 s of CPU for the LWR4+
         at 20 s × 48, bounded by ``time_budget``); the design's ``refinement`` says what it did.
 
     Returns

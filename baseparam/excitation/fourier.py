@@ -55,13 +55,13 @@ def basis(t, period, harmonics):
 
     Parameters
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
     period : float
     harmonics : int
 
     Returns
     -------
-    ndarray, shape (3, S, 2K + 1)
+    ndarray, shape (3, n_samples, 2K + 1)
         ``[B_q, B_qd, B_qdd]``; with θ = (q0, a_1 … a_K, b_1 … b_K), ``q = B_q @ θ`` etc.
     """
     w = 2.0 * math.pi / period
@@ -114,8 +114,8 @@ class Samples(Trajectory):
 
     Attributes
     ----------
-    t : ndarray, shape (S,)
-    q, qd, qdd : ndarray, shape (S, n_dof)
+    t : ndarray, shape (n_samples,)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
     """
 
     _required = ("t", "q", "qd", "qdd")
@@ -235,7 +235,7 @@ class FourierSeries:
         return cls(period, theta[:, 0].copy(), theta[:, 1:K + 1].copy(), theta[:, K + 1:].copy())   # period checked
 
     def evaluate(self, t):
-        """q, q̇, q̈ at times t (s), each of shape (S, n_dof)."""
+        """q, q̇, q̈ at times t (s), each of shape (n_samples, n_dof)."""
         t = real_array("t", t)
         # the memory before any value is read: a broadcast view of 10⁹ times costs none, its scan seconds
         floats = 3 * (2 * self.harmonics + 1) + 6 * self.harmonics + 3 * self.n_dof     # per sample, as times()
@@ -292,7 +292,7 @@ class FourierSeries:
             ``q_min``, ``q_max``, ``qd_max`` (of |q̇|), ``qdd_max`` (of |q̈|).
         """
         N = 64 * self.harmonics if n_samples is None else check_number(n_samples, "n_samples", low=1, integer=True)
-        # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic was a bare
+        # the memory first: an int beyond the float range (10**400) in the margin's float arithmetic would be a bare
         # OverflowError
         check_memory(8 * N * (3 * (2 * self.harmonics + 1) + 8 * self.harmonics + 3 * self.n_dof), lambda need, allowed:
                      f"n_samples: {shown(N)} samples would need about {need} of memory, more than the {allowed} "

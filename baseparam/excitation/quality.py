@@ -115,8 +115,8 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
                             "longer motion that excites every base parameter (bp.design_excitation designs one)")
     cond = condition_number(A)
     if not np.isfinite(cond):
-        # the fits' minimum-norm estimates of a parameter the motion does not see were 0 for every trial (a spread
-        # of 0, as if perfectly identified) beside a condition number of inf (issue 28: no inf returned)
+        # the fits' minimum-norm estimates of a parameter the motion does not see are 0 for every trial (a spread
+        # of 0, as if perfectly identified) beside a condition number of inf: refused rather than returned
         unseen = [name for name, column in zip(base.names, A.T) if not column.any()]
         what = (f"does not excite base parameter{'s' if len(unseen) > 1 else ''} {', '.join(unseen)} (zero regressor "
                 "column" if unseen else "gives a singular base regressor (some base parameters not told apart")

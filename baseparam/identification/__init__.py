@@ -6,9 +6,8 @@
 ``writers``         :func:`write_trajectory` — a trajectory out as CSV, NPZ, Parquet or MCAP
 ``delay``           :func:`estimate_delay` (→ :class:`DelayEstimate`) — the effort's delay behind the positions
 ``preprocessing``   :class:`Preprocessing`, :func:`preprocess`
-``estimators``      :class:`BaseParameterEstimator`, :func:`identify`, :class:`Identification`,
-                    :class:`Metrics`
-``results``         :class:`Identification`, :class:`Metrics` (defined here, re-exported by
+``estimators``      :class:`BaseParameterEstimator`, :func:`identify`
+``results``         what they return: :class:`Identification`, :class:`Metrics` (also importable from
                     ``estimators``), :class:`LogResult`
 ``floating``        :func:`identify_floating` (→ :class:`FloatingIdentification`) — floating-base robots
                     by joint torques and contact wrenches, the base equations alone, or momentum
@@ -45,10 +44,10 @@ from .._lazy import lazy_names
 # Names are imported on first use (PEP 562): reading a trajectory needs only numpy, while the
 # estimators bring in the projection stage.
 _WHERE = {
-    **dict.fromkeys(("BaseParameterEstimator", "Identification", "Metrics", "identify"), "estimators"),
+    **dict.fromkeys(("BaseParameterEstimator", "identify"), "estimators"),
     **dict.fromkeys(("Preprocessing", "Processed", "preprocess"), "preprocessing"),
     **dict.fromkeys(("identify_logs",), "logs"),
-    **dict.fromkeys(("LogResult",), "results"),
+    **dict.fromkeys(("Identification", "LogResult", "Metrics"), "results"),
     **dict.fromkeys(("PayloadResult", "identify_payload"), "payload"),
     **dict.fromkeys(("Trajectory", "from_arrays", "from_dataframe", "parse_column_map", "read_trajectory"),
                     "trajectory"),

@@ -17,10 +17,9 @@ from .._checks import shown
 from .._hdf5 import external_link, stored_dataset
 from .._numbers import real_array
 from .._validation import check_reading
-from ..motion import check_motion_size
+from ..motion import Trajectory, _coarse_time, check_motion_size
 from ..errors import DataError
-from ._record import (DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, Trajectory,
-                      _coarse_time, _one_line)
+from ._record import DEFAULT_KEYS, JOINT_FIELDS, MAX_ARRAYS, MAX_COLUMNS, MAX_VALUES, UNITS, _one_line
 from ._h5_headers import DamagedHeap, attribute_bytes, collection_problem, compact_bytes
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, refuse_differing_twin,
                        shown_names)
@@ -34,9 +33,9 @@ def from_arrays(t, q, tau=None, *, qd=None, qdd=None, current=None, gains=None, 
 
     Parameters
     ----------
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Times in s.
-    q, tau, qd, qdd, current : array_like, shape (S, n) (or (S,) for one joint)
+    q, tau, qd, qdd, current : array_like, shape (n_samples, n_dof) (or (n_samples,) for one joint)
         At most one of ``tau`` and ``current`` (with ``gains``); neither: a motion without torques.
     gains, skip_bad_rows, n_dof, source
         As in :func:`from_dataframe` (rows in messages and in ``skipped`` 0-based; DataError as there).
@@ -182,7 +181,7 @@ def _check_names_size(shape, dtype, where):
 def _names_of(names, where):
     """The joint names of a whole array of them, ``names`` (object): a row per sample (S, n) read by its rows
     (:func:`_first_row_of_names`), which name the same joints; a 2-D array of names all distinct — a column vector
-    (n, 1), a row of names per arm (2, 7) — read in its order as before 55c6547 (its rows disagreed: 'row 1 names the
+    (n, 1), a row of names per arm (2, 7) — read in its order, not row by row (its rows disagree: 'row 1 names the
     joints joint2, row 0 joint1')."""
     if names.ndim != 2 or not len(names):
         return names
@@ -209,8 +208,8 @@ def _first_row_of_names(rows, where, offset=0, first=None):
 def npz_joint_names(path, source):
     """The joint names an NPZ log holds (``write_trajectory``'s ``joint_names`` member, or a pickled array of them,
     read by :func:`_pickled_names`), or None (no such member); the member's header
-    checked before it is read, as :func:`numeric_member`'s (a damaged header was a bare tokenize error, one
-    claiming 10¹⁰ names a MemoryError)."""
+    checked before it is read, as :func:`numeric_member`'s (a damaged header would be a bare tokenize error,
+    one claiming 10¹⁰ names a MemoryError)."""
     archive, members = open_npz(path, source)
     with archive:
         info = members.get("joint_names")

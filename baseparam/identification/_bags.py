@@ -531,9 +531,9 @@ def _receive_order(stream, source, damaged):
 def _unset_stamps(stream, source, damaged):
     """The stream without the messages whose header stamp is zero after a stamped message in the topic's file order
     (:func:`_with_clock`): ROS's time zero, a stamp left unset (a publisher that stamps some messages only, or two
-    publishers of whom one does not stamp); sorted to the start, the first such message was kept at 0 s with the
+    publishers of whom one does not stamp); sorted to the start, the first such message would be kept at 0 s with the
     values of a later instant (the others dropped as duplicate times). A simulation's clock starting at 0 s stamps
-    its first messages zero, before any other: read as before."""
+    its first messages zero, before any other: those are kept."""
     files = np.argsort(stream.order, kind="stable")
     stamps = stream.stamps[files]
     stamped = np.flatnonzero(stamps)
@@ -599,8 +599,8 @@ def _joint_names(streams, joints, n_dof, source, notes):
 
 
 def _align(streams, names, fields, source, notes, clock, chosen, receive):
-    """Every field's (S, n) array at the times of the stream giving most joints' positions (of those, the one of
-    most messages, then fields); returns (data, ids into the base stream's sorted messages, base stream).
+    """Every field's (n_samples, n_dof) array at the times of the stream giving most joints' positions (of those, the
+    one of most messages, then fields); returns (data, ids into the base stream's sorted messages, base stream).
     ``chosen``: the log's JointState topics, of whose streams read for one field (:func:`_refuse_two_sources`) no two
     may give one joint's values of it; ``receive``: a stream put on the receive clock (:func:`_with_clock`), for
     :func:`_one_clock`."""
@@ -684,9 +684,9 @@ _ONE_PUBLISHER = ("expected one publisher of the joints' positions on a topic (t
 def _refuse_disagreeing_richer(base, streams, names, pos, provides, source):
     """DataError when a stream of ``base``'s topic giving the same joints' positions and more fields than ``base``
     (which sets the times for its more messages) disagrees with ``base``'s positions where both cover the time: a
-    second publisher of positions alone (a GUI's sliders, all 0) with more messages than the driver's full stream set
-    the log's times and q (zeros), the driver's velocities and efforts interpolated at them, exit 0. Two publishers
-    of one motion agree (to the motion's own steps between samples) and read as before, on ``base``'s times."""
+    second publisher of positions alone (a GUI's sliders, all 0) with more messages than the driver's full stream
+    would set the log's times and q (zeros), the driver's velocities and efforts interpolated at them, exit 0. Two
+    publishers of one motion agree (to the motion's own steps between samples) and are read, on ``base``'s times."""
     joints = [j for j in names if provides(base, pos, j)]
     key = _field_key(pos)
     for other in streams:
@@ -749,7 +749,7 @@ def _refuse_interleaved_publishers(stream, key, joints, source):
     typically apart by more than :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times their typical steps
     (:func:`_series_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
     series), a continuous joint wrapping at ±π and a motion sampled coarsely (its series' steps as large as their
-    gap) read as before."""
+    gap) are read as one stream."""
     stream = _positions_of(stream, key, joints)
     if stream is None or stream.order.size < 2 * _MIN_RETURNS + 2:
         return

@@ -246,7 +246,7 @@ def stamp_parts(t):
         the cast to nanoseconds, which overflowed int64 with a raw RuntimeWarning (1e11 s) and gave wrapped stamps.
     """
     # the range is that of the nearest stamp, in nanoseconds still as floats (2³¹·1e9 is exact): a time of
-    # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written, as before this check
+    # -1e-12 s (round-off about a start at 0) has the stamp 0 and is written
     ns = np.round(np.asarray(t, dtype=np.float64) * 1e9)
     if not ((ns >= 0) & (ns < 2.0 ** 31 * 1e9)).all():
         raise ArgumentError("trajectory: times before 0 s or beyond 2³¹ s do not fit a ROS 2 stamp")
@@ -255,15 +255,15 @@ def stamp_parts(t):
 
 
 def encode(t, names, position, velocity=None, effort=None, frame_id=""):
-    """ROS 2 CDR JointState messages, one per sample, as a (S, L) uint8 array (vectorized).
+    """ROS 2 CDR JointState messages, one per sample, as a (n_samples, L) uint8 array (vectorized).
 
     Parameters
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
         Stamps in s (rounded to the nanosecond).
-    names : sequence of str, length n
-    position : ndarray, shape (S, n)
-    velocity, effort : ndarray, shape (S, n), or None (an empty array in the message)
+    names : sequence of str, length n_dof
+    position : ndarray, shape (n_samples, n_dof)
+    velocity, effort : ndarray, shape (n_samples, n_dof), or None (an empty array in the message)
     """
     S = position.shape[0]
     head = bytearray(b"\x00\x01\x00\x00") + bytes(8)

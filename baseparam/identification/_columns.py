@@ -246,8 +246,8 @@ def refuse_other_order(source, names, joints, why, picked=False, whole=False):
 def _refuse_folded_other_order(source, names, joints, why):
     """DataError when a file naming none of the robot's ``joints`` as written names them in another case or Unicode
     form, in another order: a file of none of the robot's names is read by position (an unnamed export's joint1 …),
-    so [B, A, C] for the robot's [a, b, c] put the file's B column in a, without a word. In the robot's order they
-    read as before."""
+    so [B, A, C] for the robot's [a, b, c] would put the file's B column in a, without a word. In the robot's order
+    they are read by position."""
     def folded(name):
         return unicodedata.normalize("NFC", str(name)).casefold()
 
@@ -281,7 +281,7 @@ def _gains(source, gains, n, has_current, has_tau):
         arr = np.asarray(gains, dtype=float)
     except (TypeError, ValueError):
         raise DataError(f"{source}: gains: expected {n} numbers (N·m/A), got {shown(gains)}") from None
-    except OverflowError:       # an int beyond float64 (10**400) was numpy's bare "int too large to convert"
+    except OverflowError:       # an int beyond float64 (10**400): numpy's bare "int too large to convert"
         raise DataError(f"{source}: gains: {BEYOND_FLOAT}; expected drive gains in N·m/A") from None
     if arr.ndim == 0 or arr.shape == (1,):          # one gain for every joint, as a scalar or '--gains 10'
         arr = np.full(n, float(arr.reshape(-1)[0]) if arr.size else np.nan)

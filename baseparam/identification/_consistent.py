@@ -376,8 +376,7 @@ def consistent_fit(base, factors, weights, *, prior="none", prior_weight=None, m
     Raises
     ------
     SimulationError
-        When the solver fails, or the bounds leave no physical solution (a numerical failure, errors.py's rule;
-        a bare BaseParamError before).
+        When the solver fails, or the bounds leave no physical solution (a numerical failure: errors.py's rule).
     """
     layout = ColumnLayout(base.robot, base.parameters)
     for link in mass_bounds or {}:

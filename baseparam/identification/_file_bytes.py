@@ -1,10 +1,10 @@
 """A file's bytes read where they are asked for (``os.pread``, a window at a time), not mapped.
 
-The readers of MCAP files, ROS 1 bags and Parquet page headers walked their files through a memory map: a file that
-another process cut short after it was mapped (a recorder rotating its log, a copy overwritten) killed the reader by
-SIGBUS at the first page past its new end, a signal no Python code can catch. Read with ``os.pread``, a read that
-comes short of the size the file had when opened is refused in one line instead; what is held in memory is one
-window and what the caller keeps.
+The readers of MCAP files, ROS 1 bags and Parquet page headers do not walk their files through a memory map: a file
+that another process cuts short after it is mapped (a recorder rotating its log, a copy overwritten) kills a reader
+of the map by SIGBUS at the first page past its new end, a signal no Python code can catch. Read with ``os.pread``, a
+read that comes short of the size the file had when opened is refused in one line instead; what is held in memory is
+one window and what the caller keeps.
 """
 from __future__ import annotations
 

@@ -34,10 +34,11 @@ import dataclasses
 import numpy as np
 
 from .._checks import counted, shown
+from .._validation import quaternion_norms
 from .._numbers import ABSURD
 from ..errors import DataError, SettingsError, printable
 # the base quaternions' slack and test are the motion type's own (Trajectory(floating=True) checks them too)
-from ..motion import Trajectory, central_differences, interp_columns, not_unit, quaternion_norms
+from ..motion import Trajectory, central_differences, interp_columns, not_unit
 from ._bag_files import read_raw
 from ._columns import shown_name
 from ._bags import (_exact_times, _ns_to_s, _Stream, _with_clock, attached, covered, deserialized, read_bag,
@@ -352,8 +353,8 @@ def _floating_from(path, source, robot, contacts, contents, *, topic, base_topic
 
 
 def _joint_states(source, js, ids, tk, notes):
-    """(q (S, n), q̇ (S, n)) of the joint stream ``js`` at its kept samples ``ids`` (times ``tk``): q̇ by central
-    differences, with a note, when the bag has no velocities."""
+    """(q (n_samples, n_dof), q̇ (n_samples, n_dof)) of the joint stream ``js`` at its kept samples ``ids`` (times
+    ``tk``): q̇ by central differences, with a note, when the bag has no velocities."""
     jq = js.q[ids]
     return jq, _or_derived(None if js.qd is None else js.qd[ids], jq, tk, notes,
                            f"{source}: joint velocities derived from the positions")

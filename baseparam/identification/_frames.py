@@ -7,7 +7,8 @@ from .._checks import shown
 from .._numbers import plain_float
 from .._validation import check_reading
 from ..errors import DataError
-from ._record import Trajectory, _coarse_time, _field_label, _short
+from ..motion import Trajectory, _coarse_time, _field_label
+from ._record import _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _name_field, _named_columns
 from ._rows import _Table, _finish

@@ -56,7 +56,7 @@ def processed_shapes(robot, item):
 
     Returns
     -------
-    tuple of 2 ndarray, shape (S, n_dof), or None
+    tuple of 2 ndarray, shape (n_samples, n_dof), or None
         c(q̇) and s(q̇) per joint; None when the robot has no shaped friction column.
     """
     if not has_shapes(robot):
@@ -66,7 +66,7 @@ def processed_shapes(robot, item):
 
 def filtered_shapes(robot, item):
     """:func:`processed_shapes` whether or not the robot declares a shaped friction column: c(q̇) (each joint's
-    friction model's, sign(q̇) by default) and s(q̇) per joint, shape (S, n_dof) each, low-passed as ``item``'s τ
+    friction model's, sign(q̇) by default) and s(q̇) per joint, shape (n_samples, n_dof) each, low-passed as ``item``'s τ
     was. What a fit that adds friction columns of its own takes (the payload's nuisance terms), so that its
     columns are the regressor's."""
     return split_shapes(stacked_shapes(robot, item))

@@ -1,10 +1,10 @@
 """The stored bytes of an HDF5 attribute, or of a compact dataset, read from its object header in the file.
 
-h5py reads an attribute whole (libhdf5 has no partial read of one), and a compact dataset's values live in its
-header: of variable-length strings, libhdf5 allocates each cell's declared length before it reads the text, so a
-crafted ``joint_names`` (cells all pointing to one long stored text, or declaring a gigabyte) took gigabytes to be
-refused. Their stored references (length, heap address, index) are read here, from the object header's messages
-(HDF5 file format specification, section IV.A), so that the readers can bound the texts before libhdf5 reads them.
+h5py reads an attribute whole (libhdf5 has no partial read of one), and a compact dataset's values live in its header:
+of variable-length strings, libhdf5 allocates each cell's declared length before it reads the text, so a crafted
+``joint_names`` (cells all pointing to one long stored text, or declaring a gigabyte) would take gigabytes before being
+refused. Their stored references (length, heap address, index) are read here, from the object header's messages (HDF5
+file format specification, section IV.A), so that the readers can bound the texts before libhdf5 reads them.
 
 Only what a writer stores plainly is read: object headers of version 1 and 2 with their continuation blocks, an
 attribute message of version 1–3 kept in the header (compact storage) or in the unfiltered fractal heap of an

@@ -23,8 +23,8 @@ def read_log(path, robot=None, /, **options):
     The library's fits read a file name without the robot: a bag naming its joints in another order was read in its
     own order (``bp.identify_payload(robot, 'log.mcap')``: 1.25 kg for a 2 kg tool, no word), a CSV's ``# joints:``
     line in another order went unchecked, where the command line (``robot=``) matches by name or refuses. A log
-    naming other joints (``joint1`` … of ``write_trajectory`` for a URDF robot) is read as before, in its order:
-    reading it by the robot's names refuses it."""
+    naming other joints (``joint1`` … of ``write_trajectory`` for a URDF robot) is read in its own order: reading it
+    by the robot's names would refuse it."""
     path = check_path(path)     # decoded once: a bytes name reached zipfile's NPZ check as bytes (AttributeError)
     item = read_trajectory(path, **options)
     if robot is None or robot.is_floating or "robot" in options or "joints" in options:    # the caller's choice
@@ -53,7 +53,7 @@ def _as_trajectories(data, what, robot=None):
             item = read_log(item, robot)
         elif _is_state_tuple(item):          # arrays without time stamps: used as given, checked as a motion
             S = item[0].shape[0] if item[0].ndim else 0
-            # before the times made for them: a broadcast view of 10⁹ samples was numpy's bare MemoryError
+            # before the times made for them: a broadcast view of 10⁹ samples would end in numpy's bare MemoryError
             check_motion_size(f"<{what} arrays>", S, 1 + sum(a.size // max(S, 1) for a in item))
             item = Processed(np.arange(S, dtype=float), *item, source=f"<{what} arrays>",
                              record={"preprocessing": "none (arrays)"})

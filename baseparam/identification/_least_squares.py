@@ -280,10 +280,10 @@ def check_pooled(base, normal, source, factor=1):
 
 
 def refuse_absurd_torque(source, tau):
-    """Refuse torques ``tau`` (S, n) beyond ±:data:`~baseparam._validation.ABSURD_PARAMETER`, training or held out:
-    their squares overflow, and the fit's sums and error figures with them (numpy's raw overflow warnings, then inf or
-    NaN; τ × 1e200 in code, which the readers' bounds do not see). One line naming the source, the joint and the
-    sample (of ``tau``)."""
+    """Refuse torques ``tau`` (n_samples, n_dof) beyond ±:data:`~baseparam._validation.ABSURD_PARAMETER`, training or
+    held out: their squares overflow, and the fit's sums and error figures with them (numpy's raw overflow warnings,
+    then inf or NaN; τ × 1e200 in code, which the readers' bounds do not see). One line naming the source, the joint and
+    the sample (of ``tau``)."""
     # max and min, not abs(tau).max(): no temporary of the log's size
     if tau.size and not (tau.max() <= ABSURD_PARAMETER and tau.min() >= -ABSURD_PARAMETER):
         sample, joint = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)

@@ -13,7 +13,7 @@ from ..errors import ArgumentError
 
 
 def _present(traj):
-    """A trajectory's (S, n) arrays by field, those it has (q, qd, qdd, tau; None left out)."""
+    """A trajectory's (n_samples, n_dof) arrays by field, those it has (q, qd, qdd, tau; None left out)."""
     return {f: getattr(traj, f) for f in ("q", "qd", "qdd", "tau") if getattr(traj, f) is not None}
 
 

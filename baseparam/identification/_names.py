@@ -5,7 +5,8 @@ import re
 
 from .._checks import shown
 from ..errors import DataError
-from ._record import FIELDS, UNITS, _field_label
+from ..motion import _field_label
+from ._record import FIELDS, UNITS
 from ._columns import shown_names, torque_excluded
 
 _UNIT_HINT = {"t": "s", "q": "rad (or m)", "qd": "rad/s (or m/s)", "qdd": "rad/s^2 (or m/s^2)",

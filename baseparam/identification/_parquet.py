@@ -32,7 +32,8 @@ from ..errors import DataError, printable
 from ._columns import (_check_fields, _normalize_map, choose_sources, default_twins, first_misplaced, matched_joints,
                        refuse_differing_twin, refuse_other_order, shown_name, shown_names)
 from ._parquet_pages import column_chunks
-from ._record import MAX_COLUMNS, MAX_VALUES, _coarse_time, _one_line
+from ..motion import _coarse_time
+from ._record import MAX_COLUMNS, MAX_VALUES, _one_line
 from ._rows import _finish, _Table
 
 MAX_INFO_BYTES = 16 * 2 ** 20     # a LeRobot meta/info.json: a few kB

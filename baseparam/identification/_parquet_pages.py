@@ -2,11 +2,11 @@
 
 A page's header says how many values it holds and how many bytes they take once decompressed; pyarrow allocates
 and decodes what the header says. A few kilobytes of run-length-encoded zeros can so declare tens of millions of
-values (a 2 kB file of four one-row list columns took 1.3 GB before it was refused, as the footer's counts were
-looked at only after a first row had been decoded), and the footer's counts need not agree with the pages'. Both
+values (a 2 kB file of four one-row list columns takes 1.3 GB to decode its first row, the footer's counts not
+looked at yet), and the footer's counts need not agree with the pages'. Both
 are read here, in Python, from the Thrift compact encoding the format uses (the footer's ``FileMetaData``, each
 page's ``PageHeader``), and checked against each other and against the file's size before pyarrow decodes
-anything. pyarrow's own accessor of a column chunk's metadata is not used: damaged metadata aborted the process
+anything. pyarrow's own accessor of a column chunk's metadata is not used: damaged metadata aborts the process
 from it (a C++ exception escaping to ``std::terminate``).
 """
 from __future__ import annotations

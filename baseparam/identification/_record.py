@@ -1,7 +1,7 @@
 """What the readers of logs share: field names, bounds, size limits, key names and units.
 
 The record itself, :class:`~baseparam.motion.Trajectory`, and its one check live in
-:mod:`baseparam.motion` (below every stage); the names are imported here for the readers.
+:mod:`baseparam.motion` (below every stage); the readers import them from there.
 """
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import numpy as np
 
 from .._checks import check_option, shown
 from ..errors import DataError, printable
-from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _coarse_time, _field_label  # noqa: F401 (re-exported)
 
 FIELDS = ("t", "q", "qd", "qdd", "tau", "current")
 JOINT_FIELDS = FIELDS[1:]
@@ -30,7 +29,7 @@ def beyond_bounds(arr, bound):
 
     Parameters
     ----------
-    arr : ndarray, shape (S, k)
+    arr : ndarray, shape (n_samples, k)
     bound : float or ndarray, shape (k,)
 
     Returns

@@ -20,7 +20,7 @@ class _Table:
     ``data[field]`` is (R, k) float; ``ids[r]`` the line (1-based) or row (0-based) of parsed
     row r; ``problems`` the (id, reason) of rows that could not be parsed at all; ``where[field]``
     a text inserted after the row in messages (e.g. " (key torques)"); ``coarse_t`` the dtype
-    name of times stored in less than float64 (see :func:`_coarse_time`), mentioned when times
+    name of times stored in less than float64 (see :func:`~baseparam.motion._coarse_time`), mentioned when times
     repeat or go backwards.
     """
 

@@ -10,7 +10,8 @@ from .._checks import shown
 from .._numbers import plain_float
 from .._warnings import warn
 from ..errors import DataError, DataWarning
-from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _field_label, _short
+from ..motion import _field_label
+from ._record import FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES, MAX_VALUES, _short
 from ._columns import _check_fields, _normalize_map
 from ._names import _check_overlap, _name_field, _named_columns, _refuse_out_of_range
 from ._rows import _Table, _finish

@@ -272,8 +272,8 @@ def _n_columns(robot):
 
 
 def _interpolated(x, t, tau):
-    """``tau`` (S, n) at the times ``t`` (S,), S ≥ 2, linearly interpolated at ``x``, and extrapolated from the end's
-    two samples at an ``x`` beyond an end (np.interp would take the end's value)."""
+    """``tau`` (n_samples, n_dof) at the times ``t`` (n_samples,), n_samples ≥ 2, linearly interpolated at ``x``,
+    and extrapolated from the end's two samples at an ``x`` beyond an end (np.interp would take the end's value)."""
     out = interp_columns(x, t, tau)
     for beyond, end, other in ((x < t[0], 0, 1), (x > t[-1], -1, -2)):
         if beyond.any():

@@ -67,7 +67,7 @@ def controller_gains(target_torque, target_current, velocity):
 
     Parameters
     ----------
-    target_torque, target_current, velocity : ndarray, shape (S, n_dof), or lists of them (one per log)
+    target_torque, target_current, velocity : ndarray, shape (n_samples, n_dof), or lists of them (one per log)
         The commanded torque (N·m), the commanded current (A) and the joint velocity (rad/s) at the
         same samples.
 
@@ -87,7 +87,7 @@ def controller_gains(target_torque, target_current, velocity):
         parts = [real_array(f"controller gains: {name}", p, DataError) for p in parts]
         if any(p.ndim != 2 for p in parts):
             raise DataError(f"controller gains: {name}: expected arrays of shape (samples, joints)")
-        # before the copy: a broadcast view of 10⁹ samples was numpy's bare MemoryError
+        # before the copy: a broadcast view of 10⁹ samples would end in numpy's bare MemoryError
         check_allocation((sum(p.size for p in parts), 4), f"controller gains: {name}", "the fit's copies")
         out = np.concatenate(parts)
         if not np.all(np.isfinite(out)):

@@ -32,7 +32,7 @@ from ._consistent import FOLDS, consistent_fit, parameters_at_bound, physical_li
 from ._friction import processed_shapes, resolve_scales, shapes_at_samples
 from ._least_squares import accumulate, least_squares, refuse_absurd_torque, refuse_joint_without_torque
 from ._params import ParamsFromInit
-from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here, as before)
+from .results import REL_STD_WARNING, TORQUE_STD_WARNING, Identification, Metrics  # noqa: F401 (REL_STD_WARNING: importable here too)
 
 METHODS = ("ols", "wls", "consistent")
 WEIGHTINGS = ("ols", "wls")
@@ -62,8 +62,8 @@ def r2_score(tau, predicted):
     Raises
     ------
     ArgumentError
-        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line; they
-        were numpy's errors, or a NaN score).
+        Arrays of different shapes or of no samples, a NaN or inf, or values whose squares overflow (one line, not
+        numpy's errors or a NaN score).
     """
     # the residuals and their squares: two arrays of their size beside them
     tau, predicted = (check_real_array(name, x, (1, 2), copies=2)
@@ -268,7 +268,7 @@ class BaseParameterEstimator(ParamsFromInit):
 
         Parameters
         ----------
-        X : Trajectory, Processed, str, (q, qd, qdd, tau) tuple of (S, n_dof) arrays, or a list of these
+        X : Trajectory, Processed, str, (q, qd, qdd, tau) tuple of (n_samples, n_dof) arrays, or a list of these
             Training data; files are read with :func:`read_trajectory` (plain formats). Trajectories
             are preprocessed; Processed data and array tuples are used as given.
         y : None
@@ -373,7 +373,7 @@ class BaseParameterEstimator(ParamsFromInit):
         Parameters
         ----------
         X : Trajectory, Processed, str, a (q, qd, qdd, tau) tuple, or a list of these; or one
-            (q, qd, qdd) tuple of (S, n_dof) arrays (predicted as given)
+            (q, qd, qdd) tuple of (n_samples, n_dof) arrays (predicted as given)
             A :class:`Trajectory` (or file) is predicted at its own time stamps, none dropped or
             resampled, so that row ``i`` lines up with ``X.t[i]``, ``X.tau[i]``. Its states are those
             the fit's preprocessing gives: the filtered q, q̇, q̈ (q̇ and q̈ derived by central
@@ -420,7 +420,7 @@ class BaseParameterEstimator(ParamsFromInit):
         return self._predicted(item.q, item.qd, item.qdd, processed_shapes(self.base_.robot, item), item.kept)
 
     def _predicted(self, q, qd, qdd, shapes, rows):
-        """τ̂ at the samples ``rows`` (a mask) of states q, q̇, q̈ (S, n_dof) and friction shapes (None: none)."""
+        """τ̂ at the samples ``rows`` (a mask) of states q, q̇, q̈ (n_samples, n_dof) and friction shapes (None: none)."""
         return self.base_._inverse_dynamics(self.coef_, q[rows], qd[rows], qdd[rows],
                                             shapes=None if shapes is None else tuple(a[rows] for a in shapes))
 

@@ -292,7 +292,7 @@ class FloatingIdentification(ComparedByValue):
         # built by hand (the class is exported): a list where an array is kept reached .tolist() bare, a np.str_
         # route showed as np.str_('…') in the texts
         float_fields(self, ("combinations_matrix", "values", "std", "covariance", "unconstrained", "standard", "rmse"))
-        # its methods read E against the names (from_standard, combinations): None was numpy's bare matmul error
+        # its methods read E against the names (from_standard, combinations): None would be numpy's bare matmul error
         check_name_fields(self, ("names", "standard_names", "unseen", "rows"))
         check_field_shapes(self, {"values": ("R",), "std": ("R",), "names": ("R",),
                                   "combinations_matrix": ("R", "n_standard"), "standard_names": ("n_standard",)},
@@ -604,11 +604,11 @@ def _apply_rows(T, X):
     ----------
     T : ndarray, shape (m, m)
         Lower triangular (its upper entries are not read).
-    X : ndarray, shape (S, m, k)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     m = T.shape[1]
     out = np.zeros(X.shape)
@@ -651,12 +651,12 @@ def _leverages(cov, Aw):
     ----------
     cov : ndarray, shape (R, R)
         The fit's unscaled covariance.
-    Aw : ndarray, shape (S, m, R)
+    Aw : ndarray, shape (n_samples, m, R)
         The fitted (whitened) rows of each sample.
 
     Returns
     -------
-    ndarray, shape (S,)
+    ndarray, shape (n_samples,)
     """
     S, m, R = Aw.shape
     product = np.zeros((S, m, R))
@@ -710,7 +710,7 @@ def _velocity_gradient(robot, layout, route, trajectories, pivots, theta):
 
     Returns
     -------
-    ndarray, shape (S, m, n_v)
+    ndarray, shape (n_samples, m, n_v)
     """
     sign_columns = {c for (_, kind), c in layout.friction_columns.items() if kind in ("FC", "FS")}
     theta = np.where([p in sign_columns for p in pivots], 0.0, theta)
@@ -746,8 +746,8 @@ def _velocity_noise(residual, gradient, sigma, floor=None):
 
     Parameters
     ----------
-    residual : ndarray, shape (S, m)
-    gradient : ndarray, shape (S, m, n_v)
+    residual : ndarray, shape (n_samples, m)
+    gradient : ndarray, shape (n_samples, m, n_v)
     sigma : ndarray, shape (m,)
     floor : ndarray, shape (n_v,), optional
         The least q̇ standard deviation taken for noise, per coordinate (``VELOCITY_ROUNDOFF``): below it, the
@@ -843,12 +843,12 @@ def _whiten_samples(cov, X):
 
     Parameters
     ----------
-    cov : ndarray, shape (S, m, m)
-    X : ndarray, shape (S, m, k)
+    cov : ndarray, shape (n_samples, m, m)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     S, m, _ = cov.shape
     L = np.zeros_like(cov)
@@ -869,13 +869,13 @@ def _solve_lower(L, X):
 
     Parameters
     ----------
-    L : ndarray, shape (S, m, m)
+    L : ndarray, shape (n_samples, m, m)
         Lower triangular (its upper entries are not read).
-    X : ndarray, shape (S, m, k)
+    X : ndarray, shape (n_samples, m, k)
 
     Returns
     -------
-    ndarray, shape (S, m, k)
+    ndarray, shape (n_samples, m, k)
     """
     out = np.empty(X.shape)
     for a in range(X.shape[1]):
@@ -947,7 +947,7 @@ def identify_floating(robot, data, *, route="torques", contacts=(), wrenches=Non
     check_option(method, "method", METHODS, error=SettingsError)
     robot = getattr(robot, "robot", robot)                 # a bp.Model: its robot (its values are not needed)
     robot = load_robot(robot) if is_file_name(robot) else check_robot(robot)
-    if seed is not None:       # still refused when not a seed, as before its deprecation
+    if seed is not None:       # deprecated and unused, but still refused when it is not a seed
         check_seed(seed, legacy="identify_floating")
         deprecated_parameter("identify_floating", "seed", _NO_RANDOM)
     if not robot.is_floating:
@@ -1106,7 +1106,7 @@ def _refuse_round_off_forces(y2, trajectories):
 
     Parameters
     ----------
-    y2 : ndarray, shape (S, 6)
+    y2 : ndarray, shape (n_samples, 6)
         The base rows' forces.
     trajectories : list of Trajectory
         Their logs (τ: the base's wrench, then the joint torques).

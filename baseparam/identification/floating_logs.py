@@ -8,7 +8,8 @@ the joint torques) and, per contact c = 1…C, the wrench the environment exerts
 ``w<c>_fx … w<c>_mz`` (in its axes, moment about its origin, as :class:`~baseparam.Contact` says).
 
 * CSV: a header row ``t, q1…q<n_q>, qd1…qd<n_v>, qdd1…qdd<n_v>, tau1…tau<n_v>, w1_fx, …, w<C>_mz`` (SI).
-* NPZ: keys ``t`` (S,), ``q`` (S, n_q), ``qd``, ``qdd``, ``tau`` (S, n_v), ``wrenches`` (S, C, 6).
+* NPZ: keys ``t`` (n_samples,), ``q`` (n_samples, n_q), ``qd``, ``qdd``, ``tau`` (n_samples, n_v), ``wrenches``
+  (n_samples, C, 6).
 
 ``qdd`` and ``tau`` may be left out for the momentum route. The data are used as given (no filtering).
 """
@@ -106,7 +107,7 @@ def read_floating_log(path, robot, n_contacts=0):
     -------
     trajectory : Trajectory
         ``floating=True``; ``qdd`` and ``tau`` None when the file has none.
-    wrenches : ndarray, shape (S, n_contacts, 6), or None when ``n_contacts`` is 0
+    wrenches : ndarray, shape (n_samples, n_contacts, 6), or None when ``n_contacts`` is 0
     """
     robot = check_robot(robot)
     n_contacts = check_number(n_contacts, "n_contacts", low=0, high=MAX_CONTACTS, integer=True)
@@ -191,7 +192,7 @@ def write_floating_log(path, trajectory, wrenches=None, joint_names=None):
     path : str
     trajectory : Trajectory
         ``floating=True`` (e.g. ``bp.contact_experiment(...).log``).
-    wrenches : array_like, shape (S, C, 6), optional
+    wrenches : array_like, shape (n_samples, C, 6), optional
     joint_names : sequence of n_dof str, optional
         Default: ``trajectory.joint_names``. Written as the fixed-base writer writes them (a ``# joints:`` line, a
         ``joint_names`` member), read back by :func:`read_floating_log` (they were dropped).
@@ -366,7 +367,7 @@ def read_contacts(path, robot=None, *, topics=False):
     -------
     tuple of Contact, or (tuple of Contact, dict name → topic) with ``topics``
     """
-    topics = check_flag(topics, "topics")             # an array's truth value was numpy's bare ValueError
+    topics = check_flag(topics, "topics")             # an array: no truth value (numpy's bare ValueError)
     contacts, given = _read_contacts(path, robot)
     return (contacts, _wrench_topics(path, contacts, given)) if topics else contacts
 
@@ -418,8 +419,8 @@ def _read_contacts(path, robot):
 # -- the formats of bp.read_trajectory / bp.write_trajectory for floating bases ---------------------------------------
 def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, clock="header", joints=None,
                   imu_frame=None):
-    """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (S, C, 6) of
-    ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`_write_floating_parquet`'s layout) or a ROS bag
+    """A floating-base log as one :class:`~baseparam.Trajectory` (``floating=True``, ``wrenches`` (n_samples, C, 6)
+    of ``contacts`` or None): CSV/NPZ (module notes), Parquet (:func:`_write_floating_parquet`'s layout) or a ROS bag
     (:mod:`~baseparam.identification._floating_bags`).
 
     Parameters
@@ -433,6 +434,9 @@ def read_floating(path, robot, contacts=(), *, topic=None, base_topic=None, cloc
     topic, base_topic, clock : str, optional
         Bags: the JointState topic, the base pose topic (Odometry or PoseStamped, or an IMU's ``sensor_msgs/Imu``:
         :mod:`~baseparam.identification.imu`), the clock.
+    joints : sequence of str, optional
+        Bags: the robot's joint names, in its order (default: those of ``robot``), as for
+        :func:`~baseparam.read_trajectory`.
     imu_frame : str, optional
         Bags with an IMU base topic: the URDF link the IMU is on, fixed to the base link (default: the link
         the messages' ``header.frame_id`` names, else the base link).
@@ -711,7 +715,7 @@ def lowpass_floating(trajectory, cutoff_hz, filter_order=4):
     from .preprocessing import EDGE_PERIODS, _lowpass
     src, t = _motion(trajectory).source, trajectory.t
     # numbers, as preprocess's settings take them; the cut-off as a float, compared and formatted below (a Fraction's
-    # :g in the message, None's <, were bare TypeErrors)
+    # :g in the message, None's <, would be bare TypeErrors)
     cutoff_hz = check_number(cutoff_hz, "cutoff_hz", expected="a frequency in Hz", error=SettingsError)
     filter_order = check_number(filter_order, "filter_order", low=1, high=100, integer=True,
                                 expected="an integer from 1 to 100", error=SettingsError)

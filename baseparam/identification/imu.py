@@ -61,15 +61,15 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
 
     Parameters
     ----------
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Sample times (s), increasing.
-    orientation : array_like, shape (S, 4), or None
+    orientation : array_like, shape (n_samples, 4), or None
         The IMU frame's orientation in the world, unit quaternions (x, y, z, w) (``sensor_msgs/Imu``'s
         ``orientation``); None when the IMU gives none (the base's is then the identity: the torques do not
         depend on it, module notes).
-    angular_velocity : array_like, shape (S, 3)
+    angular_velocity : array_like, shape (n_samples, 3)
         The gyroscope's rate ω (rad/s), in the IMU's axes.
-    linear_acceleration : array_like, shape (S, 3)
+    linear_acceleration : array_like, shape (n_samples, 3)
         The accelerometer's specific force f = Rᵀ(p̈ − g) (m/s²; +9.81 up at rest), in the IMU's axes.
     gravity : array_like, shape (3,)
         The robot's gravity in the world (``robot.gravity_si``).
@@ -77,7 +77,7 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
         The IMU's origin in frame 0 (m): the lever arm r (:func:`imu_mounting`).
     rotation : array_like, shape (3, 3), optional
         The IMU's axes in frame 0 (columns); the identity by default.
-    angular_acceleration : array_like, shape (S, 3), optional
+    angular_acceleration : array_like, shape (n_samples, 3), optional
         ω̇ in the IMU's axes when known; by default central differences of ω on ``t``
         (exactly 0 where ω does not change).
     source : str
@@ -85,11 +85,11 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
 
     Returns
     -------
-    q : ndarray, shape (S, 7)
+    q : ndarray, shape (n_samples, 7)
         Base position (zero) and quaternion (x, y, z, w) of frame 0.
-    qd : ndarray, shape (S, 6)
+    qd : ndarray, shape (n_samples, 6)
         The base twist: v = 0, then ω in frame-0 axes.
-    qdd : ndarray, shape (S, 6)
+    qdd : ndarray, shape (n_samples, 6)
         The classical acceleration of the frame-0 origin in frame-0 axes (its specific force plus Rᵀ g), then ω̇.
 
     Raises
@@ -101,7 +101,7 @@ def base_from_imu(t, orientation, angular_velocity, linear_acceleration, *, grav
     source = printable(str(source))
     t = real_array(f"{source}: t", t, DataError)
     # ~40 floats a sample (the readings' copies, the base's motion): a broadcast view of 10⁹ stamps costs nothing
-    # to give, and was numpy's bare MemoryError at the first difference
+    # to give, and would end in numpy's bare MemoryError at the first difference
     check_allocation((t.size, 40), f"{source}: t", "the base's motion")
     if t.ndim != 1 or t.size < 2:
         raise DataError(f"{source}: t: expected shape (S,) with S ≥ 2, got {t.shape}")

@@ -39,7 +39,8 @@ from ..model.loading import load_robot
 from ..model.parameters import ColumnLayout, body_parameters, described_parameters, shaped_friction_terms
 from ..model.robot import Robot, require_fixed_base, require_robot
 from ..model.value import Model
-from .preprocessing import Preprocessing, Processed, interp_columns, preprocess
+from ..motion import interp_columns
+from .preprocessing import Preprocessing, Processed, preprocess
 from ._inputs import _as_trajectories, check_joints
 from ._payload_math import (NAMES, _check_target, _echelon, _fit_payload, body_inertia, frame_change,
                             payload_parameters, payload_physical, pseudo_matrix)
@@ -602,7 +603,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         preprocessing); ``unloaded`` then holds the same poses without the payload. At least 4 poses.
     still_tolerance, still_duration : float
     wrench : array_like or list of array_like, optional
-        A wrist force/torque sensor's wrench, shape (S, 6) per loaded log (fx fy fz in N, mx my mz in N·m,
+        A wrist force/torque sensor's wrench, shape (n_samples, 6) per loaded log (fx fy fz in N, mx my mz in N·m,
         in the sensor frame, sampled at the log's times): the payload then comes from the wrench alone
         (:mod:`~baseparam.identification.payload_wrench`), without the robot's inertias (its kinematics only).
     sensor : array_like, shape (6,), optional
@@ -655,7 +656,7 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
         if drives.any():
             predicted = partial(evaluate, robot, parameters="pseudo", weights=values)
             shaped = _shaped_friction(robot, values, "pseudo")
-        else:           # the bodies alone, as before (the same sums)
+        else:           # the bodies alone: the regressor's columns of the links (the same sums)
             predicted = partial(evaluate, robot, parameters="pseudo", columns=links, weights=values[links])
     else:
         raise ArgumentTypeError(f"model: expected a Robot, a Model or a description file, got {type(model).__name__}")
@@ -756,8 +757,8 @@ def identify_payload(model, loaded, *, unloaded=None, preprocessing: Optional[Pr
 def _shaped_friction(robot, p, parameters):
     """``(p, parameters)``, the standard parameters a prediction takes, where they give a Coulomb or Stribeck value:
     a friction whose shape τ's low-pass changes (:func:`_shapes_as_torque`); None where they give none, the plain
-    prediction then serving as before (a model of viscous friction alone, its Coulomb columns 0, was predicted by the
-    regressor instead of its own inverse dynamics, its payload changed in the last digits).
+    prediction then serving (a model of viscous friction alone, its Coulomb columns 0, is predicted by the regressor,
+    not by its own inverse dynamics, which would change its payload in the last digits).
 
     Returns
     -------
@@ -781,7 +782,7 @@ def _shapes_as_torque(robot, shaped, item, interpolated=False):
 
     Returns
     -------
-    ndarray, shape (S, 2·n_dof), or None
+    ndarray, shape (n_samples, 2·n_dof), or None
     """
     from ._friction import _filters_friction, stacked_shapes
 
@@ -801,7 +802,7 @@ def _kept_shapes(shapes, keep):
 def _prediction(robot, predicted, shaped, q, qd, qdd, shapes):
     """The model's torque at the states: ``predicted(q, qd, qdd)``, or, with friction ``shapes`` (as τ's low-pass
     left them), the parameters ``shaped`` ((p, parameterization), :func:`_shaped_friction`) evaluated with those
-    shapes. Shape (S, n_dof)."""
+    shapes. Shape (n_samples, n_dof)."""
     from ..dynamics.regressors import _evaluate as evaluate
 
     if shapes is None:
@@ -820,11 +821,11 @@ def _friction_columns(robot, item, shapes=None):
     fitted a loaded log with the robot's sign(q̇) friction 4 % of the inertia off. The low-pass is also what keeps a
     joint at rest from chattering between ±1 in the filtered torque's place. A friction model's 'auto' scale is
     refused before (by the model's prediction, which evaluates the shapes). ``shapes``: those filtered shapes side by
-    side, (S, 2·n_dof), where the prediction took them already (:func:`_shapes_as_torque`).
+    side, (n_samples, 2·n_dof), where the prediction took them already (:func:`_shapes_as_torque`).
 
     Returns
     -------
-    ndarray, shape (S, n_dof, k)
+    ndarray, shape (n_samples, n_dof, k)
         k = 3·n_dof plus one per Stribeck term.
     """
     from ._friction import filtered_shapes, split_shapes

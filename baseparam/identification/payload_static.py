@@ -4,7 +4,7 @@ At rest the joint torques are gravity's alone, and gravity sees only four of the
 parameters: its mass M and first moments M·c (SX, SY, SZ in the frame of the link the last joint
 moves), through the gravity regressor ``W_last(q, 0, 0)[:, 6:10]``. Each still pose gives one equation
 per joint; at least :data:`MIN_POSES` poses (UR's rule) whose wrist orientations differ make the four
-identifiable (:func:`suggest_static_poses` chooses such orientations).
+identifiable (:func:`~baseparam.excitation.static_poses.suggest_static_poses` chooses such orientations).
 
 **Still segments.** A log is cut into runs of samples during which every joint stays within
 ``tolerance`` of the run's first sample; a run lasting at least ``min_duration`` is one pose, and the
@@ -42,7 +42,7 @@ TRIM = 0.1                              # the share of a still segment dropped a
 
 def _check_still(tolerance, min_duration):
     """The still-pose settings (still_poses, and identify_payload whether static or not), refused in one line; as
-    floats (a Fraction's :g in the messages was a bare TypeError)."""
+    floats (a Fraction's :g in the messages would be a bare TypeError)."""
     return (check_number(tolerance, "still_tolerance", low=0, strict=True, error=SettingsError),
             check_number(min_duration, "still_duration", low=0, error=SettingsError))
 

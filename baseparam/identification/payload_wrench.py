@@ -71,19 +71,19 @@ def wrench_regressor(robot, q, qd, qdd, sensor=None):
     Parameters
     ----------
     robot : Robot
-    q, qd, qdd : ndarray, shape (S, n_dof)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
     sensor : array_like, shape (6,), optional
 
     Returns
     -------
-    ndarray, shape (S, 6, 10)
+    ndarray, shape (n_samples, 6, 10)
         fx fy fz mx my mz in the sensor frame per pseudo parameter XX YY ZZ XY XZ YZ SX SY SZ M.
     """
     from ..dynamics.newton_euler import reaction_wrenches
     from ..model.parameters import ColumnLayout
     from ..model.value import Model
 
-    # the states checked first: len() of a generator or a number was a bare TypeError
+    # the states checked first: len() of a generator or a number would be a bare TypeError
     (q, qd, qdd), _ = check_robot_states(check_robot(robot), q=q, qd=qd, qdd=qdd)
     R, r = sensor_placement(sensor)
     layout = ColumnLayout(robot, "pseudo")
@@ -117,15 +117,16 @@ def read_wrench(path, names, skipped=(), unit="line"):
     path : str
     names : str
         ``fx,fy,fz,mx,my,mz`` names (or numbers) of a CSV's columns, in that order; for ``.npz``, the key
-        of an (S, 6) array.
+        of an (n_samples, 6) array.
     skipped : sequence of (int, str)
         The rows the log's trajectory dropped (``Trajectory.skipped``, ``skip_bad_rows``): dropped here too,
         so the wrench stays one row per sample.
     unit : {'line', 'row'}
         ``Trajectory.skipped_unit``: CSV 1-based physical lines, or array 0-based rows.
+
     Returns
     -------
-    ndarray, shape (S, 6)
+    ndarray, shape (n_samples, 6)
 
     Raises
     ------
@@ -152,7 +153,7 @@ def log_wrench(path, names, log, skip_bad_rows=False):
 
     Returns
     -------
-    (Trajectory, ndarray of shape (S, 6))
+    (Trajectory, ndarray of shape (n_samples, 6))
         The trajectory (``log`` itself when nothing was dropped) and its wrench, one row per sample.
     """
     import dataclasses
@@ -196,7 +197,7 @@ def _refuse_trajectory_columns(values, log, names):
 
     Parameters
     ----------
-    values : ndarray, shape (S, 6)
+    values : ndarray, shape (n_samples, 6)
         The wrench, one row per sample of ``log``.
     log : Trajectory
         Its samples those of ``values`` (the rows dropped for a damaged wrench value left out).
@@ -228,7 +229,7 @@ def _read_wrench(path, names, skipped, unit, skip_bad_rows):
 
     text = check_input(path, unreadable=DataError)      # a FIFO or a device: refused, not waited on or read on
     label = printable(text)                             # the file named in messages on one line, whatever its name
-    # Trajectory.skipped's (row or line, reason) pairs: anything else was a bare unpacking ValueError or TypeError
+    # Trajectory.skipped's (row or line, reason) pairs: anything else would be a bare unpacking ValueError or TypeError
     if not isinstance(skipped, (list, tuple)) or not all(
             isinstance(item, (list, tuple)) and len(item) == 2 and is_whole(item[0]) for item in skipped):
         raise ArgumentTypeError(f"skipped: expected (row, reason) pairs (Trajectory.skipped), got {shown(skipped)}")
@@ -395,7 +396,8 @@ def identify_from_wrench(robot, loaded, wrench, sensor=None, preprocessing=None,
     from ._inputs import check_joints
     from ._least_squares import _independent_fraction
     from ._payload_math import NAMES, _check_target, _echelon, _fit_payload
-    from .preprocessing import Preprocessing, interp_columns, lowpass_like_torque, preprocess
+    from ..motion import interp_columns
+    from .preprocessing import Preprocessing, lowpass_like_torque, preprocess
 
     sensor_placement(sensor)                             # checked before the work
     wrenches = list(wrench) if isinstance(wrench, (list, tuple)) else [wrench]

@@ -28,13 +28,13 @@ def time_axis(t):
 
     Parameters
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
 
     Returns
     -------
-    x : ndarray, shape (S + B,)
+    x : ndarray, shape (n_samples + B,)
         The times, a NaN inserted before each of the B breaks.
-    index : ndarray of int, shape (S + B,)
+    index : ndarray of int, shape (n_samples + B,)
         Which sample each entry of x shows (-1 at the breaks).
     """
     t = np.asarray(t, dtype=float)
@@ -100,7 +100,7 @@ def plot_torques(metrics, axes=None, title="", units=None):
     Parameters
     ----------
     metrics : Metrics
-        ``t`` (S,), ``tau`` and ``predicted`` (S, n_dof).
+        ``t`` (n_samples,), ``tau`` and ``predicted`` (n_samples, n_dof).
     axes : sequence of n_dof matplotlib Axes, optional
     title : str, optional
         The first panel's title; default (None or "") the pooled NRMSE.
@@ -166,6 +166,8 @@ def plot_parameters(result, ax=None):
     Parameters
     ----------
     result : Identification or BaseParameterEstimator
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure's).
 
     Returns
     -------

@@ -146,12 +146,12 @@ class Processed(Trajectory):
 
     Attributes
     ----------
-    t : ndarray, shape (S,)
-    q, qd, qdd, tau : ndarray, shape (S, n_dof)
-    segment : ndarray of int, shape (S,)
+    t : ndarray, shape (n_samples,)
+    q, qd, qdd, tau : ndarray, shape (n_samples, n_dof)
+    segment : ndarray of int, shape (n_samples,)
         Index of the contiguous segment of each sample (samples of a segment are consecutive
         and uniformly spaced before rest trimming). Default: one segment.
-    kept : ndarray of bool, shape (S,)
+    kept : ndarray of bool, shape (n_samples,)
         The mask: False for rest samples (and, when q̇ or q̈ were derived, for the segment ends):
         they stay in the arrays (parallel filtering needs the uninterrupted segment) but are left
         out of fits and error figures. Default: every sample kept.
@@ -217,7 +217,7 @@ def _spans(cuts, n):
 
 
 def _resample(t, arrays, h):
-    """Linear interpolation of each (S, n) array onto a uniform grid from t[0] with step h."""
+    """Linear interpolation of each (n_samples, n_dof) array onto a uniform grid from t[0] with step h."""
     grid = t[0] + h * np.arange(int(np.floor((t[-1] - t[0]) / h + 1e-9)) + 1)
     return grid, [None if a is None else interp_columns(grid, t, a) for a in arrays]
 
@@ -236,7 +236,7 @@ def _too_coarse(src, step, longest, h_median):
 
 
 def _lowpass(arrays, cutoff, order, h):
-    """Zero-phase Butterworth low-pass of each (S, n) array along time (None entries pass)."""
+    """Zero-phase Butterworth low-pass of each (n_samples, n_dof) array along time (None entries pass)."""
     from .._processes import import_held
     signal = import_held("scipy.signal")     # here, not at the top: slow to import (and loses a Ctrl-C meanwhile)
     sos = signal.butter(order, cutoff, fs=1.0 / h, output="sos")
@@ -289,7 +289,7 @@ def preprocess(trajectory, settings: Preprocessing = Preprocessing(), *, rates="
     Parameters
     ----------
     trajectory : Trajectory
-        Time (S,), q and τ (S, n), optionally q̇ and q̈ (S, n).
+        Time (n_samples,), q and τ (n_samples, n_dof), optionally q̇ and q̈ (n_samples, n_dof).
     settings : Preprocessing
     rates : {'central', 'fourth-order'}
         How q̇ and q̈ are derived where not logged: numpy's central differences (the identification's), or
@@ -428,12 +428,12 @@ def lowpass_like_torque(processed, values):
     Parameters
     ----------
     processed : Processed
-    values : ndarray, shape (S, m)
+    values : ndarray, shape (n_samples, m)
         A signal on the processed samples (e.g. a friction shape c(q̇) per joint).
 
     Returns
     -------
-    ndarray, shape (S, m)
+    ndarray, shape (n_samples, m)
         ``values`` itself when τ was not filtered (no cut-off, or data given as arrays).
     """
     record = processed.record if isinstance(processed.record, dict) else {}

@@ -65,7 +65,7 @@ class Metrics(ComparedByValue):
     nrmse_pooled_percent : float
         √Σe² / √Στ² over all joints at once, in %.
     n_samples : int
-    t, tau, predicted : ndarray, shapes (S,), (S, n_dof), (S, n_dof)
+    t, tau, predicted : ndarray, shapes (n_samples,), (n_samples, n_dof), (n_samples, n_dof)
         The compared samples (for plots); ``t`` restarts in each file.
     sources : list of str
         The files compared, at most one per sample.
@@ -96,8 +96,8 @@ class Metrics(ComparedByValue):
 
     @classmethod
     def compare(cls, tau, predicted, t=None, sources=()):
-        """Error figures of predictions ``predicted`` (S, n) against measurements ``tau`` (S, n), S ≥ 1: those of
-        :meth:`from_residuals`, with the samples kept for plots."""
+        """Error figures of predictions ``predicted`` (n_samples, n_dof) against measurements ``tau`` (n_samples,
+        n_dof), n_samples ≥ 1: those of :meth:`from_residuals`, with the samples kept for plots."""
         tau = check_real_array("tau", tau, 2)
 
         def as_tau(shape):

@@ -47,8 +47,9 @@ from __future__ import annotations
 from .._checks import is_file_name
 from .._validation import check_input, check_instance, check_names, check_reading, check_robot, shown
 from ..errors import ArgumentTypeError, DataError, printable
+from ..motion import MIN_SAMPLES, Trajectory
 from ._record import (ABSURD_BOUNDS, DEFAULT_KEYS, FIELDS, JOINT_FIELDS, MAX_COLUMNS, MAX_LINE_BYTES, MAX_TEXT_BYTES,
-                      MAX_VALUES, MIN_SAMPLES, UNITS, Trajectory, log_extension, read_as_bag, refuse_bag_options)
+                      MAX_VALUES, UNITS, log_extension, read_as_bag, refuse_bag_options)
 from ._columns import parse_column_map, shown_names
 from ._text import _read_text_file
 from ._frames import from_dataframe
@@ -134,7 +135,7 @@ def read_trajectory(path, *, columns=None, gains=None, skip_bad_rows=False, n_do
     Returns
     -------
     Trajectory
-        t (S,), q and tau (S, n), qd and qdd (S, n) or None.
+        t (n_samples,), q and tau (n_samples, n_dof), qd and qdd (n_samples, n_dof) or None.
 
     Raises
     ------

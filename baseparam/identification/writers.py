@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import write_text
-from .._validation import check_instance, check_names, check_path, printable, shown
-from ..errors import ArgumentError
+from .._validation import check_instance, check_names, check_path, shown
+from ..errors import ArgumentError, printable
 from ..motion import Trajectory
 from ._log_files import _mcap_log_times, _present, _split, _write_mcap, _write_npz, _write_parquet
 
@@ -39,7 +39,8 @@ def write_trajectory(trajectory, path, *, joint_names=None, topic="/joint_states
     Parameters
     ----------
     trajectory : Trajectory
-        Measured, preprocessed or simulated (t (S,), q (S, n), qd, qdd, tau (S, n) or None).
+        Measured, preprocessed or simulated (t (n_samples,), q (n_samples, n_dof), qd, qdd, tau (n_samples, n_dof)
+        or None).
     path : str or os.PathLike
     joint_names : sequence of n str, optional
         Default: ``trajectory.joint_names``, else ``joint1`` … ``jointN``.

@@ -1,7 +1,7 @@
 """The robot model: joints, links and their parameters, read from a description.
 
 ``robot``        :class:`Robot`, :class:`Joint`, :class:`Inertia`, :class:`Origin`, :class:`JointLimits`
-``loading``      :func:`load_robot` (YAML or URDF), :func:`parse_robot` (YAML descriptions)
+``loading``      :func:`load_robot` (a YAML or URDF file), :func:`parse_robot` (the text of one)
 ``urdf``         :func:`~baseparam.model.urdf.parse_urdf` (URDF: fixed joints merged, trees, root/tip)
 ``parameters``   :class:`ColumnLayout` (standard parameter names and order),
                  :func:`standard_parameters` (from a description's true inertias)

@@ -77,7 +77,7 @@ def link_frames(robot, q) -> list:
     -------
     list of ndarray, shape (4, 4)
     """
-    # a public name: a non-robot, a q of no numbers, of another length or NaN were bare errors or NaN frames
+    # a public name: a non-robot, a q of no numbers, of another length or NaN would be bare errors or NaN frames
     check_robot(robot)
     q, single = check_samples("q", q, robot.n_dof)
     if not single:

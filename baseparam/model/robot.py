@@ -116,7 +116,7 @@ class Origin:
         check_instance(self.label, "Origin.label", str, "a str")
         for name in ("xyz", "rpy"):
             given = getattr(self, name)
-            # the length before the values: a tuple of a broadcast view of 10⁹ was numpy's bare MemoryError
+            # the length before the values: a tuple of a broadcast view of 10⁹ would end in numpy's bare MemoryError
             values = tuple(given) if isinstance(given, (tuple, list, np.ndarray)) and np.ndim(given) == 1 \
                 and len(given) == 3 else ()
             _expect(len(values) == 3 and all(is_real(v) for v in values), f"{self.label or 'Origin'}.{name}",
@@ -617,8 +617,8 @@ def require_fixed_base(robot, what: str) -> Robot:
         # YAML's key, which `excite R.urdf --floating` named as the cause
         why = "read with floating=True, or its root joint floating" if robot.convention == "urdf" else "base: floating"
         raise ArgumentError(f"robot: {shown(robot.name)} has a floating base ({why}); {what} handles "
-                            "fixed-base robots only for now (forward dynamics, wrenches and simulation take floating "
-                            "bases)")
+                            "fixed-base robots only for now (the base set, export, floating-base identification, "
+                            "forward dynamics, wrenches and simulation take floating bases)")
     return robot
 
 

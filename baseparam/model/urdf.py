@@ -144,6 +144,9 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
         gravity in the world frame the base pose is measured in. With ``tip``, the moving joints off the
         paths to the tips are locked at q = 0, as for a fixed base. Not with ``root``, nor on a URDF whose
         root joint already floats.
+    mimic : {'refuse', 'lock', 'independent'}, optional
+        What a ``<mimic>`` joint among those read becomes: a refusal (the default), a joint locked at q = 0, or a
+        joint of its own (Returns says more; docs/formats.md, "Robot description (URDF)").
 
     Returns
     -------

@@ -329,7 +329,7 @@ def _deprecation(name, old):
 def _deprecated_model(robot, p, parameters):
     """The model of a deprecated call's (robot, p, parameters), kept with the robot by the values of p (a
     few): a loop of such calls then checks p and finds its bound forward dynamics once, not per call."""
-    parameters = check_parameterization(parameters)    # before it is a key: a list was a bare 'unhashable' TypeError
+    parameters = check_parameterization(parameters)    # before it is a key: a list is no key ('unhashable')
     if p is None:
         return Model._of(robot, None, parameters)
     arr = real_array("p", p, ArgumentError)             # complex, text, ragged: the one-line error

@@ -14,8 +14,6 @@ coefficients), ``_row_space`` (Z's row space and Gram matrix by the recursion ov
 echelon reduction: pivots, rank, Y), ``_coordinates`` (Z's rows, and the whole Z block by block for ``storage``),
 ``_sparse`` (the minimal CSR matrix its blocks are).
 """
-import functools
-
 from .._warnings import deprecated_call
 from . import base_set
 from .base_set import BaseParameters
@@ -24,8 +22,38 @@ from .storage import find_and_store, read_h5
 
 # The deprecated ``h5=`` sits here, above both modules, so that the base set (pure) never imports
 # the HDF5 storage that is built on it.
-@functools.wraps(base_set.find_base_parameters)
-def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, **options):
+def find_base_parameters(robot, parameters="pseudo", *, symbolic=None, h5=None, **options):
+    """Base parameters of a robot by the projection method.
+
+    The entry point of :mod:`baseparam.projection`: it calls
+    :func:`baseparam.projection.base_set.find_base_parameters`, or the symbolic or HDF5 route that
+    ``symbolic`` or ``h5`` asks for. A floating base (``robot.base == 'floating'``) enters as a 6-DOF joint; its
+    base parameters come first and ``seen_by_base_equations`` says which ones the base's six equations determine.
+
+    Parameters
+    ----------
+    robot : Robot
+    parameters : {'pseudo', 'khalil'}
+    symbolic : str or sequence of str, optional
+        ``"a2,d4"`` (or a sequence of names, or ``"all"``: every non-zero constant DH length): return a
+        :class:`baseparam.projection.symbolic.SymbolicBaseParameters` instead, the regroupings as
+        polynomials in those lengths, valid for generic values, with the special values listed
+        (:func:`baseparam.projection.symbolic.find_symbolic_base_parameters`). Not with ``h5``.
+    h5 : str or path-like, optional
+        Deprecated: use :func:`baseparam.projection.storage.find_and_store`, to which it delegates (it
+        also stores Z, its labels, the pivots and Y in that HDF5 file, written atomically).
+    **options
+        Passed on, as :func:`baseparam.projection.base_set.find_base_parameters` takes them: ``progress``
+        (called as ``progress(done, total)`` as the work goes), ``force_float`` (the float path even where exact
+        arithmetic is possible, for cross-checks), ``max_memory`` (bytes or a size such as ``"4G"``; default 80 %
+        of what the machine has available: a robot that would need more is refused before the work starts, a
+        ResourceLimitError). With ``h5`` also ``max_disk``; with ``symbolic`` instead ``seed``, ``max_degree``,
+        ``max_memory``.
+
+    Returns
+    -------
+    BaseParameters or SymbolicBaseParameters
+    """
     if symbolic is not None:
         if h5 is not None:
             from ..errors import ArgumentError
@@ -39,18 +67,5 @@ def find_base_parameters(robot, parameters="pseudo", *, h5=None, symbolic=None, 
                     "bp.find_and_store(robot, path, parameters)")
     return find_and_store(robot, h5, parameters, **options)
 
-
-# `python -OO` (PYTHONOPTIMIZE=2) strips docstrings: None then, and `+=` failed the package's import (every
-# command that finds a base set ended with a TypeError traceback)
-if find_base_parameters.__doc__ is not None:
-    find_base_parameters.__doc__ += """
-    ``symbolic="a2,d4"`` (or a sequence of names, or ``"all"``: every non-zero constant DH length)
-    returns a :class:`baseparam.projection.symbolic.SymbolicBaseParameters` instead: the regroupings
-    as polynomials in those lengths, valid for generic values, with the special values listed
-    (:func:`baseparam.projection.symbolic.find_symbolic_base_parameters`; options ``seed``,
-    ``max_degree``, ``max_memory``).
-    ``h5=path`` (deprecated) delegates to :func:`baseparam.projection.storage.find_and_store`, which
-    also stores Z, its labels, the pivots and Y in that HDF5 file, written atomically.
-"""
 
 __all__ = ["BaseParameters", "find_and_store", "find_base_parameters", "read_h5"]

@@ -120,7 +120,7 @@ def _constant_block(op):
 
 
 class _Triplets:
-    """COO triplets of one block, filtered as they come (see :func:`projections.kept`)."""
+    """COO triplets of one block, filtered as they come (see :func:`._projections.kept`)."""
 
     def __init__(self, units):
         self.tol, self.modulus = units.tol, units.modulus

@@ -40,8 +40,8 @@ def _batch_shapes(shapes):
     """Friction shapes as (n_samples, n_dof) arrays (one sample's (n_dof,) become a row)."""
     if shapes is None:
         return None
-    # a pair in a tuple, a list, an array of shape (2, n_samples, n_dof) or a generator (the last two were taken
-    # before round 13's check, to the same result), read no further than a third item
+    # a pair in a tuple, a list, an array of shape (2, n_samples, n_dof) or a generator (each is taken),
+    # read no further than a third item
     pair = None
     if isinstance(shapes, (tuple, list)):
         pair = shapes
@@ -62,8 +62,8 @@ _EXACT_KINDS, _FLOAT_KINDS = {Fraction, int}, {float, int}     # what find's exa
 
 def _check_display_rows(rows, shape):
     """Refuse a hand-built base set's ``Y_display`` that is not ``shape`` (rank, n_standard) rows of finite numbers
-    (Fractions or floats): its repr and ``to_dict`` read each (a str was numpy's bare "could not convert string to
-    float", too few rows a bare IndexError). O(rank × n_standard), once, at construction."""
+    (Fractions or floats): its repr and ``to_dict`` read each (a str would reach them as numpy's bare "could not convert
+    string to float", too few rows as a bare IndexError). O(rank × n_standard), once, at construction."""
     name = "BaseParameters.Y_display"
     if not isinstance(rows, (list, tuple)) or len(rows) != shape[0]:
         raise ArgumentError(f"{name}: expected {shape[0]} rows (a list of lists of numbers), got {shown(rows)}")
@@ -101,6 +101,9 @@ class BaseParameters(ComparedByValue):
         How the arithmetic and the rank decision were made.
     Y_display : list of list (Fraction or float)
         Y in the description's length unit (as the paper prints it).
+    length_power : ndarray of int, shape (n_standard,)
+        Each standard parameter's power of length (:attr:`~baseparam.ColumnLayout.length_power`): Y[r, c]
+        carries length^(power[pivot r] − power[c]), which rescales Y between SI and the display unit.
     accuracy : float
         Estimated relative accuracy of the float Y (0 when exact); above ~1e-12 an
         :class:`AccuracyWarning` was issued (nearly special geometry).
@@ -159,6 +162,7 @@ class BaseParameters(ComparedByValue):
         Parameters
         ----------
         p : array_like, shape (n_standard,) or (n_standard, m)
+
         Returns
         -------
         ndarray, shape (rank,) or (rank, m)
@@ -281,7 +285,7 @@ class BaseParameters(ComparedByValue):
     def to_dict(self):
         """The ``find --json`` document (docs/formats.md, section "Base parameters")."""
         doc = base_document(self, lambda r: {k: float(v) for k, v in self.terms(r).items()})
-        if self.seen_by_base_equations is not None:     # a floating base (fixed-base documents unchanged)
+        if self.seen_by_base_equations is not None:     # a floating base only
             for entry, seen in zip(doc["base"], self.seen_by_base_equations):
                 entry["seen_by_base_equations"] = bool(seen)
             doc["n_seen_by_base_equations"] = int(np.count_nonzero(self.seen_by_base_equations))

@@ -1,4 +1,4 @@
-"""Text presentation of base parameters (numbers stay in :mod:`base_set`; this only formats)."""
+"""Text presentation of base parameters (numbers stay in :mod:`.base_set`; this only formats)."""
 from __future__ import annotations
 
 from decimal import Decimal, localcontext
@@ -21,7 +21,7 @@ def check_base(base, name: str = "base"):
 
 def base_index(r, rank: int) -> int:
     """Base parameter ``r`` of a base set of ``rank``: a whole number from 0 to rank − 1, or negative from the end
-    (as a sequence's index), as int; else one ArgumentError line (a float, a str or an array were bare errors)."""
+    (as a sequence's index), as int; else one ArgumentError line (a float, a str or an array: not bare errors)."""
     if rank == 0:       # no base parameter (a robot whose links move nothing): no index to take, no range to name
         raise ArgumentError(f"r: this base set has no base parameter (rank 0), got {shown(r)}")
     return check_number(r, "r", low=-rank, high=rank - 1, integer=True,

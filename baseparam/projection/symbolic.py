@@ -8,7 +8,7 @@ length dimension e_c − e_p ≤ 2 (e: 0 for M, 1 for SX…, 2 for XX…); when 
 degree in the lengths is at most that.
 
 This module obtains the formulas *from the exact engine itself*, by exact interpolation: the
-regroupings are computed in exact rational arithmetic (:func:`base_set.find_base_parameters`, its
+regroupings are computed in exact rational arithmetic (:func:`.base_set.find_base_parameters`, its
 exact path) at random rational values of the symbols; every coefficient is a polynomial of degree
 ≤ D in them, so it is determined by its values at as many points as there are monomials of degree
 ≤ D (one rational Vandermonde solve, FLINT, for all coefficients at once), and checked at further
@@ -375,6 +375,8 @@ def find_symbolic_base_parameters(robot, symbolic="all", parameters="pseudo", *,
         a point is unluckily special, which the checks detect).
     max_degree : int, optional
         Degree bound of the formulas (default: the largest length dimension of a coefficient, 2).
+    max_memory : int or str, optional
+        Memory each numeric projection may use, as for :func:`~baseparam.find_base_parameters`.
 
     Returns
     -------

@@ -33,14 +33,12 @@ from .._validation import (check_field_kinds, check_field_shapes, check_instance
 from .._values import ComparedByValue
 from ..errors import ArgumentError, ArgumentTypeError
 from ..evaluation import fit_errors
-from ..identification.estimators import identify
+from ..identification.estimators import METHODS, identify
 from ..identification.preprocessing import Preprocessing
 from ..dynamics.samples import standard_model
 from ..model.value import takes_model
 from .noise import SensorNoise
 from .tracking import Reference, TrackingRun, track
-
-METHODS = ("ols", "wls", "consistent")
 
 
 @dataclass(frozen=True, eq=False)      # == by value: _values.ComparedByValue
@@ -180,7 +178,8 @@ def _check_methods(methods, options):
 HELD_OUT_SEED = 1000         # the held-out log's noise seed, after the training logs' (seed + draw)
 MAX_DRAWS = 1000             # noise draws of compare_motions (each a simulated fit of every reference)
 MAX_MOTIONS = 1000           # motions compare_motions compares (each a tracking simulation and a fit per draw)
-COLUMNS = ("cond", "parameter_error", "median_relative_error", "within_3_sigma", "torque_error",
+# The figures of MotionComparison.table, in its order: attributes of FitErrors
+COLUMNS = ("condition_number", "parameter_error", "median_relative_error", "within_3_sigma", "torque_error",
            "validation_nrmse_percent")
 
 
@@ -230,13 +229,13 @@ class MotionComparison(ComparedByValue):
         _check_comparison(self)
 
     def table(self):
-        """Rows (motion, method, figures…) with the medians over the noise draws of :data:`COLUMNS`:
-        cond(W_b) of the fit's samples, ‖p̂ − p‖/‖p‖, median relative error, share within 3σ,
-        held-out torque error against the truth, validation NRMSE (%) against the noisy held-out log."""
+        """Rows (motion, method, figures…) with the medians over the noise draws of the :class:`FitErrors`
+        attributes :data:`COLUMNS` names: cond(W_b) of the fit's samples, ‖p̂ − p‖/‖p‖, median relative error,
+        share within 3σ, held-out torque error against the truth, validation NRMSE (%) against the noisy held-out
+        log."""
         rows = []
         for (motion, method), fits in self.fits.items():
-            figures = [[f.condition_number, f.parameter_error, f.median_relative_error, f.within_3_sigma,
-                        f.torque_error, f.validation_nrmse_percent] for f in fits]
+            figures = [[getattr(f, name) for name in COLUMNS] for f in fits]
             rows.append((motion, method, *np.median(np.array(figures), axis=0).tolist()))
         return rows
 

@@ -120,13 +120,13 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
     Parameters
     ----------
     robot : Robot
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Uniform times (s).
     q0 : array_like, shape (n_q,)
         The standing configuration: where the contact points are held.
-    base_position : array_like, shape (S, 3)
+    base_position : array_like, shape (n_samples, 3)
         The frame-0 origin in the world (m).
-    base_angles : array_like, shape (S, 3)
+    base_angles : array_like, shape (n_samples, 3)
         Yaw, pitch, roll (rad; R = Rz Ry Rx).
     contacts : sequence of Contact
         Point contacts (only their origins are held: a foot may roll about its point); 3 per contact
@@ -137,8 +137,8 @@ def stance_motion(robot, t, q0, base_position, base_angles, contacts, *, iterati
 
     Returns
     -------
-    q : ndarray, shape (S, n_q)
-    qd, qdd : ndarray, shape (S, n_v)
+    q : ndarray, shape (n_samples, n_q)
+    qd, qdd : ndarray, shape (n_samples, n_v)
         The base twist [v, ω] in frame 0 and its rate by central differences (second order), the joint
         velocities from the contact Jacobians, their rate by central differences.
     """
@@ -224,9 +224,9 @@ def contact_experiment(model, t, q, qd, qdd, contacts, *, point=False, noise=Non
     ----------
     model : Model
         The true robot (floating base) and parameters.
-    t : array_like, shape (S,)
-    q : array_like, shape (S, n_q)
-    qd, qdd : array_like, shape (S, n_v)
+    t : array_like, shape (n_samples,)
+    q : array_like, shape (n_samples, n_q)
+    qd, qdd : array_like, shape (n_samples, n_v)
     contacts : sequence of Contact
         The frames the F/T sensors (or force plates, their wrench moved there) measure.
     point : bool
@@ -284,7 +284,7 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     Parameters
     ----------
     model : Model
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
     tau : callable or array_like
         Joint torques as :func:`~baseparam.simulate` takes them (rows of n_dof: the base stays free).
     q0 : array_like, shape (n_q,), optional
@@ -296,7 +296,7 @@ def free_floating_experiment(model, t, tau, *, q0=None, noise=None, twist_noise=
     Returns
     -------
     FloatingExperiment
-        With no contacts (``wrenches`` of shape (S, 0, 6)).
+        With no contacts (``wrenches`` of shape (n_samples, 0, 6)).
     """
     robot = _floating_model(model, "free-floating experiments")
     seed = _check_noise("free_floating_experiment", twist_noise, seed, noise=noise)

@@ -77,12 +77,12 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         The robot and its parameters, e.g. ``bp.Model(robot)`` (the description's inertias).
         Deprecated: ``robot, p, t, …, parameters='pseudo'`` (p standard parameters, ``parameters=``
         keyword-only).
-    t : array_like, shape (S,)
+    t : array_like, shape (n_samples,)
         Increasing times (s), at least 10: the samples of the log and, for ``rk4``, the controller's ticks.
     q0 : array_like, shape (n_q,)
     qd0 : array_like, shape (n_v,)
     tau : None, array_like or callable
-        Joint torques: None (zero), one row (n_v,) held throughout, rows (S, n_v) at the times ``t``,
+        Joint torques: None (zero), one row (n_v,) held throughout, rows (n_samples, n_v) at the times ``t``,
         or a controller ``tau(t, q, qd) -> (n_v,)``. For a floating base, rows of ``n_dof`` (the
         joints only) leave the base free (zero wrench).
     noise : SensorNoise, optional
@@ -112,8 +112,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     Returns
     -------
     Trajectory
-        t (S,), q (S, n_q), qd and qdd (S, n_v) or None, tau (S, n_v) — the torque applied at each
-        sample (held over the interval with ``rk4``); ``floating`` set for a floating base.
+        t (n_samples,), q (n_samples, n_q), qd and qdd (n_samples, n_v) or None, tau (n_samples, n_v) — the
+        torque applied at each sample (held over the interval with ``rk4``); ``floating`` set for a floating base.
 
     Raises
     ------
@@ -238,7 +238,7 @@ def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None,
     ----------
     n_dof : int
         The robot's joints (a floating base's columns come first and stay noise-free).
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
     fields : dict
         The noise-free q, qd, tau (and qdd, or None) of the motion.
     noise, gains, record, source
@@ -490,7 +490,8 @@ def _solve_ivp(said, *args, method, **kwargs):
     returns ("Unexpected istate in LSODA."), which printed raw; the simulation's error says it instead. Any other
     warning raised meanwhile (a controller's) is issued again as it came, once per text and line (recorded with the
     filter 'always', a controller's warning came at every evaluation). Only LSODA's run is recorded: Python's
-    warning filters are the process's, not a thread's; threads' runs record one at a time (:func:`.recorded`)."""
+    warning filters are the process's, not a thread's; threads' runs record one at a time
+    (:func:`baseparam._warnings.recorded`)."""
     from scipy.integrate import LSODA, solve_ivp
     if not (method == "LSODA" or (isinstance(method, type) and issubclass(method, LSODA))):
         return solve_ivp(*args, method=method, **kwargs)
@@ -512,7 +513,7 @@ def _solve_ivp(said, *args, method, **kwargs):
 
 class _EvaluationBudget:
     """The right-hand sides a ``solve_ivp`` motion may take by the time it has reached: :data:`EVALUATIONS_PER_INTERVAL`
-    for each interval of t begun, and :data:`EVALUATIONS_AT_START`; at the end, the whole motion's count as before.
+    for each interval of t begun, and :data:`EVALUATIONS_AT_START`; at the end, the whole motion's count.
     A motion whose steps shrink far below the sampling where it is (a Coulomb joint that sticks, chattering) is
     refused there: a count for the whole motion let 10⁶ samples stall 2·10⁹ evaluations at a sticking joint near
     their start (hours), and 51 samples 120 000 (2 s compiled, 55 s of Ivanov's numpy recursion). Sampling finer

@@ -95,6 +95,10 @@ class SensorNoise(ComparedByValue):
 
         Parameters
         ----------
+        fields : dict
+            Field name (q, qd, qdd, tau) → ndarray, shape (n_samples, ≥ n_dof); other names are left out.
+        n_dof : int
+            The joints: the last ``n_dof`` columns of each array.
         gains : ndarray, shape (n_dof,), optional
             Drive gains (N·m/A) for ``current``.
         """
@@ -110,8 +114,8 @@ class SensorNoise(ComparedByValue):
             x = real_array(f"fields[{name!r}]", x).copy()
             if x.ndim != 2 or x.shape[1] < n_dof:
                 raise ArgumentError(f"fields[{name!r}]: expected shape (n_samples, ≥ {n_dof}), got {x.shape}")
-            # the states' own rule: a NaN came back as NaN, silently, and 1e300 rounded to a resolution was numpy's
-            # overflow warning and inf
+            # the states' own rule: a NaN would come back as NaN, silently, and 1e300 rounded to a resolution be
+            # numpy's overflow warning and inf
             check_state_values(f"fields[{name!r}]", x)
             sigma = self.per_joint(name, n_dof)
             if name == "tau":

@@ -58,9 +58,9 @@ class Reference(Trajectory):
 
     Attributes
     ----------
-    t : ndarray, shape (S,)
+    t : ndarray, shape (n_samples,)
         Ticks, uniformly spaced at the controller rate.
-    q, qd, qdd : ndarray, shape (S, n_dof)
+    q, qd, qdd : ndarray, shape (n_samples, n_dof)
         Reference positions and their derivatives.
     source : str
 
@@ -123,7 +123,7 @@ class Reference(Trajectory):
         """
         from ..excitation.fourier import FourierSeries
 
-        check_instance(source, "source", str, "a str", allow_none=True)    # as track's (an array was a bare ValueError)
+        check_instance(source, "source", str, "a str", allow_none=True)    # as track's (an array: a bare ValueError)
         series = getattr(series, "series", series)
         if not isinstance(series, FourierSeries):
             raise ArgumentError(f"series: expected a bp.FourierSeries or bp.ExcitationDesign, got "
@@ -233,8 +233,8 @@ class TrackingRun(ComparedByValue):
         check_field_kinds(self, {"reference": (Reference, "a baseparam.Reference"), "truth": trajectory,
                                  "log": trajectory,
                                  "record": ((tuple, list), "a tuple of field names"), "logged_torque": (str, "a str")})
-        # its repr reads the largest error: None was a bare AttributeError, [] numpy's bare "zero-size array", NaN a
-        # "nan" figure
+        # its repr reads the largest error: None would be a bare AttributeError, [] numpy's bare "zero-size array",
+        # NaN a "nan" figure
         check_field_shapes(self, {"tracking_error": (self.reference.n_dof,)}, optional=())
         check_finite_fields(self, ("tracking_error",))
         check_name_fields(self, ("record",))
@@ -332,8 +332,8 @@ def _log(truth, noise, gains, record, logged_torque, source):
 
 def _ticks(span, rate, rounding):
     """The ticks from 0 over ``span`` s at ``rate``: ``rounding(span * rate) + 1`` of them, within :data:`MAX_TICKS`
-    (counted before they are rounded to an int: a product beyond the float range, 1e308 Hz, was a bare
-    OverflowError)."""
+    (counted before they are rounded to an int: a product beyond the float range, 1e308 Hz, would be a
+    bare OverflowError)."""
     product = float(span) * float(rate)        # a Python float: beyond the range it is inf, without numpy's warning
     count = rounding(product) if math.isfinite(product) else math.inf
     if count + 1 > MAX_TICKS:
