@@ -2,6 +2,7 @@
 kernel, the implicit methods on sign(q̇) friction, and a fuzz of simulate / forward_dynamics / momenta on fixed and
 floating robots; each find here with a test that fails before its fix."""
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -49,3 +50,70 @@ def test_a_momenta_run_logs_its_velocities_by_the_compiled_kernel(model, solver,
         assert np.abs(qd - log.qd).max() <= 1e-12 * np.abs(log.qd).max()
     velocities = bp.simulate(model, t, q0, qd0)
     assert np.abs(velocities.qd - log.qd).max() < 1e-6
+
+
+# -- 2. implicit methods on sign(q̇) friction: refused where a joint is at rest or reverses, run where none does --------
+IMPLICIT = ("BDF", "Radau", "LSODA")
+
+
+def tracking_arm():
+    """The planar arm with its friction (Coulomb sign(q̇) on every joint) driven by computed torque towards a ramp of
+    constant positive velocities, from other positive velocities: no joint's q̇ comes near 0."""
+    model = bp.Model(planar_arm())
+    q0, ramp, qd0 = np.array([0.3, -0.5, 0.4]), np.array([1.0, 1.5, 2.0]), np.array([1.5, 1.0, 2.5])
+
+    def controller(time, q, qd):
+        return bp.inverse_dynamics(model, q, qd, 100 * (q0 + ramp * time - q) + 20 * (ramp - qd))
+    return model, q0, qd0, controller
+
+
+def pushed_space_robot():
+    """The space robot with Coulomb friction of 3 N·m on its joints, moving at 1 rad/s and pushed on by 5 N·m."""
+    robot = bp.load_robot(ROOT / "robots" / "space_robot.yaml")
+    model = bp.Model(dataclasses.replace(robot, joints=tuple(dataclasses.replace(j, friction=(0.4, 3.0, 0.1))
+                                                             for j in robot.joints), source=None))
+    q0, qd0 = start(model)
+    qd0[:6], qd0[6:] = 0.0, 1.0
+    return model, q0, qd0, np.full(model.robot.n_dof, 5.0)
+
+
+@pytest.mark.parametrize("problem, state", [(tracking_arm, "velocities"), (tracking_arm, "momenta"),
+                                            (pushed_space_robot, "velocities"), (pushed_space_robot, "momenta")])
+@pytest.mark.parametrize("method", IMPLICIT)
+def test_an_implicit_method_runs_a_motion_whose_sign_friction_joints_keep_their_direction(problem, state, method):
+    """Refused up front on any sign(q̇) friction before; a run whose every evaluation keeps each such joint's sign
+    evaluates one smooth branch of the friction only, so the implicit method follows DOP853."""
+    model, q0, qd0, tau = problem()
+    t = np.linspace(0, 0.3, 31)
+    ref = bp.simulate(model, t, q0, qd0, tau, rtol=1e-11, atol=1e-11, state=state)
+    joints = ref.qd[:, -model.robot.n_dof:]
+    assert joints.min() > 0.5
+    run = bp.simulate(model, t, q0, qd0, tau, method=method, rtol=1e-10, atol=1e-10, state=state)
+    assert np.abs(run.q - ref.q).max() < 1e-7 and np.abs(run.qd - ref.qd).max() < 1e-6
+
+
+@pytest.mark.parametrize("state", ["velocities", "momenta"])
+@pytest.mark.parametrize("method", IMPLICIT)
+def test_an_implicit_method_is_refused_where_a_sign_friction_joint_reverses(method, state):
+    """The arm braked by −8, −6, −4 N·m beside gravity from q̇ > 0: its joints reverse near t = 0.05 s, where the run
+    is refused in the up-front refusal's words, saying when."""
+    model, q0, qd0, _ = tracking_arm()
+
+    def brake(time, q, qd):
+        return bp.gravity_torque(model, q) - np.array([8.0, 6.0, 4.0])
+    t = np.linspace(0, 0.3, 31)
+    with pytest.raises(bp.errors.ArgumentError, match=rf"^method: '{method}' is implicit, and joints\[\d\]'s Coulomb "
+                                                      r"friction sign\(q̇\) jumps at q̇ = 0, .*its q̇ changes sign by "
+                                                      r"t = (\S+) s\); use method='rk4' with substeps") as info:
+        bp.simulate(model, t, q0, qd0, brake, method=method, state=state)
+    when = float(re.search(r"changes sign by t = (\S+) s", str(info.value)).group(1))
+    assert "\n" not in str(info.value) and 0 < when < 0.3
+
+
+def test_an_implicit_method_is_refused_at_rest_before_a_step():
+    """A sign(q̇) joint at rest at the start: refused at the first evaluation, the reason said."""
+    model, q0, qd0, tau = tracking_arm()
+    qd0[1] = 0.0
+    with pytest.raises(bp.errors.ArgumentError, match=r"^method: 'BDF' is implicit, and joints\[2\]'s Coulomb .*"
+                                                      r"it starts at rest\)"):
+        bp.simulate(model, np.linspace(0, 0.3, 31), q0, qd0, tau, method="BDF")

@@ -13,9 +13,11 @@ Two integrators:
 
 Coulomb friction (FC sign q̇) switches where a joint reverses: adaptive methods then shrink their
 steps to resolve the switch (slow, but accurate); RK4 steps across it, first-order accurate in the
-step where the sign changes. The implicit methods (``'BDF'``, ``'Radau'``, ``'LSODA'``) are refused on it: their
-Newton iteration has no root across the jump where a joint sticks (BDF's sticking joints came out moving 0.14 rad);
-a smooth friction model (tanh) runs under them.
+step where the sign changes. The implicit methods (``'BDF'``, ``'Radau'``, ``'LSODA'``) are refused on it where a
+joint with such friction starts at rest or its q̇ changes sign (at the evaluation that sees it, the run's work until
+then lost): their Newton iteration has no root across the jump where a joint sticks (BDF's sticking joints came out
+moving 0.14 rad). A motion whose joints keep their direction runs under them, and a smooth friction model (tanh)
+always does.
 
 A floating base's quaternion is integrated with the rest of the state and renormalized after every
 RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit length
@@ -27,9 +29,9 @@ his O(N) recursion. Its steps run compiled, a fixed or a floating base
 (:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ; ``solve_ivp`` calls
 both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of them); the logged q̇ come from the
 same kernel, at every sample at once after a ``solve_ivp`` run. ``solver`` (``'ltdl'`` or ``'sweep'``) chose numpy's
-solver of those q̇ until this release (the same numbers to 1e-13; numpy took 5.9 s of 10⁶ samples, the kernel 0.4 s):
-it is still checked, and :func:`~baseparam.velocities_from_momenta` keeps both. It is there for his method and for
-comparison.
+solver of those q̇ until this release (the same numbers to 1e-13, numpy's recursion many times slower;
+``bench/bench_momenta_rates.py`` prints both): it is still checked, and :func:`~baseparam.velocities_from_momenta`
+keeps both. It is there for his method and for comparison.
 """
 from __future__ import annotations
 
@@ -89,7 +91,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         What the sensors add to the log (seeded); the motion itself is noise-free.
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method; the implicit
-        ones (BDF, Radau, LSODA) not on a friction that jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck, not 0).
+        ones (BDF, Radau, LSODA) only while no joint whose friction jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck,
+        not 0) is at rest or reverses (module notes).
     substeps : int
         RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
         steps in all.
@@ -119,7 +122,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     ------
     ArgumentError
         Bad shapes, non-finite values, times not increasing, an unknown method or option, an implicit method on
-        sign(q̇) friction, a controller returning the wrong shape, or raising (its exception chained as ``__cause__``).
+        sign(q̇) friction where a joint is at rest or reverses, a controller returning the wrong shape, or raising (its
+        exception chained as ``__cause__``).
     SimulationError
         A motion that blows up (non-finite state), or reaches a q where M(q) is not positive definite
         (parameters that are not of physical bodies: at q0 already, an ArgumentError); an ArithmeticError (and
@@ -160,7 +164,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
-    refuse_implicit_with_sign_friction(model, method)
+    watch = refuse_implicit_with_sign_friction(model, method)
     fd = ForwardDynamics(model)
     # A controller's torques of 1e200 overflow the steps' sums (numpy's and scipy's raw RuntimeWarnings): the state
     # they reach is then not finite or beyond ABSURD, which every step and the check below refuse as a divergence
@@ -172,7 +176,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
             else:
                 q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
         else:
-            q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state)
+            q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, watch)
     if not (np.isfinite(q).all() and np.isfinite(qd).all()):
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
@@ -204,31 +208,61 @@ def method_name(method):
     return method if isinstance(method, str) else method.__name__
 
 
-def sign_friction_joint(model):
-    """The first joint whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value
-    other than 0 — as (its number, 1-based; 'Coulomb' or 'Stribeck'), or None."""
+def sign_friction_joints(model):
+    """The joints whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value other
+    than 0 — as a list of (its number, 1-based; 'Coulomb' or 'Stribeck', the first such term), in the joints'
+    order."""
+    found = {}
     for k, kind, shape in shaped_friction_terms(model.robot, model.p, model.parameters):
         if shape is None or shape.coulomb == "sign":
-            return k + 1, {"FC": "Coulomb", "FS": "Stribeck"}[kind]
-    return None
+            found.setdefault(k + 1, {"FC": "Coulomb", "FS": "Stribeck"}[kind])
+    return list(found.items())
 
 
 def refuse_implicit_with_sign_friction(model, method):
-    """Refuse an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
-    (:func:`sign_friction_joint`), in one line saying what to use instead. Newton's iteration across sign(q̇) has no
-    root where a joint sticks: BDF returned joints moving 0.14 rad where they stick (RK4: 6e-5), Radau and LSODA
-    failed at the first step. RK4 with substeps is named first: an adaptive explicit method follows a joint that
-    sticks by ever smaller steps (DOP853 ran out of its evaluation budget on the sticking planar arm)."""
+    """For an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
+    (:func:`sign_friction_joints`), the :class:`_SignWatch` that refuses the run, in one line saying what to use
+    instead, at its first evaluation where such a joint is at rest or its q̇ has changed sign; None otherwise (nothing
+    to watch). Newton's iteration across sign(q̇) has no root where a joint sticks: BDF returned joints moving 0.14 rad
+    where they stick (RK4: 6e-5), Radau and LSODA failed at the first step. A run whose every evaluation keeps each
+    such joint's sign evaluated the friction of one smooth branch (±FC, the Stribeck term's exp(−(q̇/v_s)²) of one
+    side) only: the method's steps and Newton's iterations are then exactly those of that smooth right-hand side,
+    whose solution the error control follows, and the run is kept. RK4 with substeps is named first: an adaptive
+    explicit method follows a joint that sticks by ever smaller steps (DOP853 ran out of its evaluation budget on the
+    sticking planar arm)."""
     if not is_implicit(method):
-        return
-    found = sign_friction_joint(model)
-    if found is not None:
-        k, term = found
-        name = method_name(method)
-        raise ArgumentError(f"method: {shown(name)} is implicit, and joints[{k}]'s {term} friction sign(q̇) jumps at "
-                            "q̇ = 0, where Newton's iteration has no solution (a sticking joint came out moving); "
-                            "use method='rk4' with substeps, an explicit method ('DOP853') while no joint sticks, "
-                            "or a smooth friction model (friction_model='smooth:V')")
+        return None
+    found = sign_friction_joints(model)
+    return _SignWatch(found, method_name(method)) if found else None
+
+
+class _SignWatch:
+    """The signs of q̇ that an implicit method's evaluations give the joints whose friction jumps at q̇ = 0: the
+    first evaluation's (the initial state's; a joint at rest there is refused, its friction about to jump), and an
+    ArgumentError at the first evaluation where one of them differs (Newton's trial states and a finite-difference
+    Jacobian's included: whatever the right-hand side saw)."""
+
+    def __init__(self, found, method):
+        self.joints = found
+        self.columns = np.array([k - 1 for k, _ in found])
+        self.method, self.signs = method, None
+
+    def __call__(self, time, qd):
+        """Look at one evaluation's joint velocities (n_dof,: a floating base's twist left out) at ``time``."""
+        signs = np.sign(qd[self.columns])
+        if self.signs is None:
+            self.signs = signs
+            self._refuse(signs == 0, "it starts at rest")
+        else:
+            self._refuse(signs != self.signs, f"its q̇ changes sign by t = {time:.6g} s")
+
+    def _refuse(self, where, why):
+        if where.any():
+            k, term = self.joints[int(np.argmax(where))]
+            raise ArgumentError(f"method: {shown(self.method)} is implicit, and joints[{k}]'s {term} friction sign(q̇) "
+                                f"jumps at q̇ = 0, where Newton's iteration has no solution (a sticking joint came out "
+                                f"moving; {why}); use method='rk4' with substeps, an explicit method ('DOP853') while "
+                                "no joint sticks, or a smooth friction model (friction_model='smooth:V')")
 
 
 def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None, floating=False):
@@ -410,7 +444,7 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
     q[k + 1], qd[k + 1] = x[0], v[0]
 
 
-def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state):
+def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, watch=None):
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
         compiled = CompiledRates(model)
@@ -446,8 +480,12 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state):
         q = unit(y[:n_q])
         if state == "momenta":
             dq, rate = momenta_rates(time, q, y[n_q:], lambda qd: torque(time, q, qd))
+            if watch is not None:       # the joints' q̇ = M⁻¹ p that ṗ's friction saw, the last of dq/dt
+                watch(time, dq[n_q - robot.n_dof:])
         else:
             qd = y[n_q:]
+            if watch is not None:
+                watch(time, qd[robot.n_v - robot.n_dof:])
             rate = _kernel_at(time, fd, q, qd, torque(time, q, qd))
             dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
@@ -589,7 +627,8 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps):
 def _logged_velocities(compiled, q, momenta):
     """q̇ = M(q)⁻¹ p of a ``solve_ivp`` motion's samples in (q, p) by the compiled kernel its steps used
     (:meth:`~baseparam.dynamics.momenta.CompiledRates.batch_velocities`): numpy's recursion of
-    :func:`~baseparam.velocities_from_momenta` took 5.9 s of 10⁶ samples, this 0.4 s, the same to 1e-13. A q̇ not
+    :func:`~baseparam.velocities_from_momenta` was many times slower (``bench/bench_momenta_rates.py``), the same to
+    1e-13. A q̇ not
     finite (M(q) singular where the steps did not look) is the motion's :class:`SimulationError`."""
     try:
         return compiled.batch_velocities(q, momenta)
