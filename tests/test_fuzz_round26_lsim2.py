@@ -117,3 +117,22 @@ def test_an_implicit_method_is_refused_at_rest_before_a_step():
     with pytest.raises(bp.errors.ArgumentError, match=r"^method: 'BDF' is implicit, and joints\[2\]'s Coulomb .*"
                                                       r"it starts at rest\)"):
         bp.simulate(model, np.linspace(0, 0.3, 31), q0, qd0, tau, method="BDF")
+
+
+# -- 3. the fuzz's finds ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [ARM, SPACE], ids=["fixed", "floating"])
+@pytest.mark.parametrize("method", ["rk4", "DOP853"])
+@pytest.mark.parametrize("state", ["velocities", "momenta"])
+def test_a_controller_working_in_its_arguments_does_not_change_the_motion(model, method, state):
+    """The controller got views of the log's rows (rk4): one that works in its arguments (q -= …, qd *= …) changed
+    the motion under the integrator, silently (the planar arm's log 2e8 off). It gets copies now."""
+    q0, qd0 = start(model)
+    t = np.linspace(0, 0.2, 11)
+
+    def controller(time, q, qd):
+        q += 0.1
+        qd *= 2.0
+        return np.zeros(len(qd))
+    quiet = bp.simulate(model, t, q0, qd0, method=method, state=state)
+    busy = bp.simulate(model, t, q0, qd0, controller, method=method, state=state)
+    assert np.array_equal(busy.q, quiet.q) and np.array_equal(busy.qd, quiet.qd)

@@ -370,7 +370,9 @@ class _Torque:
             return self.rows[k] if k is not None else self._interpolated(time)
         try:
             with np.errstate(**self.errors):
-                value = self.callback(time, q, qd)
+                # copies: q and q̇ were views of the log (rk4) or of the solver's state, which a controller that works
+                # in its arguments (q -= q_ref) changed under the integrator, silently (the planar arm's log 2e8 off)
+                value = self.callback(time, np.array(q), np.array(qd))
         except BaseParamError:                     # the library's own one-line words, as they are
             raise
         except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
