@@ -136,3 +136,22 @@ def test_a_controller_working_in_its_arguments_does_not_change_the_motion(model,
     quiet = bp.simulate(model, t, q0, qd0, method=method, state=state)
     busy = bp.simulate(model, t, q0, qd0, controller, method=method, state=state)
     assert np.array_equal(busy.q, quiet.q) and np.array_equal(busy.qd, quiet.qd)
+
+
+@pytest.mark.parametrize("state", ["velocities", "momenta"])
+def test_a_controller_returning_one_buffer_logs_each_samples_torques(state):
+    """solve_ivp's log called the controller at each sample and stacked what it returned: a controller filling and
+    returning one buffer gave every sample the last call's torques (the motion itself right). Each row copied now."""
+    q0, qd0 = start(ARM)
+    t = np.linspace(0, 0.2, 11)
+    buffer = np.zeros(3)
+
+    def filling(time, q, qd):
+        buffer[:] = [np.sin(5 * time), 1.0, time]
+        return buffer
+
+    def fresh(time, q, qd):
+        return np.array([np.sin(5 * time), 1.0, time])
+    run = bp.simulate(ARM, t, q0, qd0, filling, state=state)
+    assert np.array_equal(run.tau, bp.simulate(ARM, t, q0, qd0, fresh, state=state).tau)
+    assert np.array_equal(run.tau[:, 2], t)

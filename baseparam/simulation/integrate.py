@@ -360,10 +360,14 @@ class _Torque:
     def at_samples(self, q, qd):
         """The torques (S, n_v) at the times t of a motion's states q (S, n_q), q̇ (S, n_v): a controller called at
         each sample; rows as given (np.interp at t[k] itself is rows[k], to the bit: 10⁶ samples were 10⁶ calls of
-        it, 20 s)."""
+        it, 20 s). Each row copied as it comes: a controller that returns one buffer it fills at every call gave every
+        sample the last call's torques."""
         if self.callback is None:
             return np.array(self.rows, dtype=float)
-        return np.array([self(time, q[k], qd[k]) for k, time in enumerate(self.t)])
+        out = np.empty((len(self.t), self.robot.n_v))
+        for k, time in enumerate(self.t):
+            out[k] = self(time, q[k], qd[k])
+        return out
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
