@@ -10,6 +10,8 @@ was compiled. CPU
 seconds (``time.process_time``), best of a few after a warm-up that compiles the kernels (cached on disk); this
 2-core VM's timings wander by ±30 % when other jobs run.
 
+The logged q̇ of a ``solve_ivp`` run in (q, p), 10⁶ samples: numpy's recursion against the compiled kernel's loop.
+
     python bench/bench_momenta_rates.py
 """
 import dataclasses
@@ -104,6 +106,28 @@ def rk4_step_time(model):
     print(f"{robot.name:32s} one RK4 step: (q, q̇) {times['velocities']:5.1f} µs   (q, p) {times['momenta']:5.1f} µs")
 
 
+def logged_velocities(model, samples=10**6):
+    """CPU s of a solve_ivp run's logged q̇ = M(q)⁻¹ p over ``samples`` random states: numpy's recursion
+    (``velocities_from_momenta``, what simulate logged before round 26) against the compiled kernel's loop
+    (``CompiledRates.batch_velocities``, what it logs now), and their largest difference beside each column's size."""
+    robot = model.robot
+    rng = np.random.default_rng(0)
+    q, momenta = rng.uniform(-1, 1, (samples, robot.n_q)), rng.normal(size=(samples, robot.n_v))
+    if robot.is_floating:
+        q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1)[:, None]
+    compiled = CompiledRates(model)
+    compiled.batch_velocities(q[:10], momenta[:10])                 # compiles the kernel (cached on disk)
+    start = time.process_time()
+    slow = bp.velocities_from_momenta(model, q, momenta)
+    numpy_s = time.process_time() - start
+    start = time.process_time()
+    fast = compiled.batch_velocities(q, momenta)
+    compiled_s = time.process_time() - start
+    worst = (np.abs(fast - slow) / np.abs(slow).max(axis=0)).max()
+    print(f"{robot.name:32s} q̇ of {samples:.0e} samples: numpy {numpy_s:5.2f} s   compiled {compiled_s:5.2f} s   "
+          f"difference {worst:.1e}")
+
+
 def main():
     print(scope_line(SCOPE))
     for model in (bp.Model(planar_arm()), bp.Model(bp.load_robot(ROBOTS / "ur10e_cad.yaml")),
@@ -112,6 +136,8 @@ def main():
     one_evaluation(bp.Model(bp.load_robot(ROBOTS / "space_robot.yaml")))
     for model in (bp.Model(planar_arm()), bp.Model(bp.load_robot(ROBOTS / "space_robot.yaml"))):
         rk4_step_time(model)
+    for name in ("ur10e_cad.yaml", "space_robot.yaml"):
+        logged_velocities(bp.Model(bp.load_robot(ROBOTS / name)))
     sticking_motion(bp.Model(planar_arm()), "planar arm")
     sticking_motion(sticking_space_robot(), "space robot")
 

@@ -184,6 +184,15 @@ def stderr_on_a_terminal(*args):
 
 
 @pytest.fixture(scope="session")
+def puma_equations():
+    """The PUMA 560's equations of motion (``bp.equations``, checked): what test_fuzz_round23_lcl3 and
+    test_fuzz_round25_leq print and compare with SymPy's printers, derived once per test process (each module derived
+    them before)."""
+    import baseparam as bp
+    return bp.equations(bp.load_robot(ROOT / "robots" / "puma560.yaml"))
+
+
+@pytest.fixture(scope="session")
 def space():
     """Liu et al.'s space robot floating free under joint torques, 10 s at 20 Hz, with velocity and twist noise
     (``bp.free_floating_experiment``): the floating logs' and the CLI's tests read it."""

@@ -219,11 +219,7 @@ def test_a_zero_length_named_stays_a_symbol_and_find_keeps_its_refusal(zero_leng
 # 5. `equations` on a 7-joint arm (robots/kuka_lwr4.yaml) took 24-44 s: it printed the same equations up to four
 # times, each printer ordering every sum again, and the check's Python module was printed again for --python.
 # Now each sum's order is computed once for every printer and the module is kept; the text is the same to the byte.
-@pytest.fixture(scope="module")
-def puma_equations():
-    import baseparam as bp
-    from baseparam.codegen.equations import equations
-    return equations(bp.load_robot(ROOT / "robots" / "puma560.yaml"))
+# (puma_equations: conftest's, shared with test_fuzz_round25_leq)
 
 
 def test_the_shared_printers_print_as_sympy_s_own(puma_equations):

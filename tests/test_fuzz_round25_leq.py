@@ -112,17 +112,15 @@ def test_the_memoized_order_of_terms_is_sympys(seed):
     assert _shared_order.python(expr, orders) == sympy.pycode(expr)
 
 
-def test_the_printed_equations_are_sympys_own(puma):
-    """The equations printed with the shared orders are SymPy's printers' text to the byte."""
+def test_the_printed_equations_are_sympys_own(puma_equations):
+    """The equations printed with the shared orders are SymPy's printers' text to the byte (the PUMA's equations
+    derived once per test process: conftest's fixture, test_fuzz_round23_lcl3's too)."""
     import sympy
 
     from baseparam.codegen import _shared_order
-    from baseparam.codegen.equations import equations
 
-    base, _ = puma
-    eq = equations(base, check=False)
     orders = {}
-    for e in eq.tau[:3]:
+    for e in puma_equations.tau[:3]:
         assert _shared_order.text(e, orders) == str(e)
         assert _shared_order.latex(e, orders) == sympy.latex(e)
 

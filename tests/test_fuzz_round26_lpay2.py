@@ -117,20 +117,22 @@ def test_unfiltered_fourth_order_rates_leave_out_the_samples_the_stencil_does_no
 
 def test_one_reading_of_the_shaped_friction_serves_the_payload_and_the_simulation():
     """``shaped_friction_terms`` lists the Coulomb and Stribeck values with their shapes: the payload's prediction
-    takes any (a smooth one too, whose low-pass changes it), the implicit methods' refusal the first of shape sign."""
+    takes any (a smooth one too, whose low-pass changes it), the implicit methods'
+    refusal those of shape sign (the first term of each joint)."""
     from baseparam.identification.payload import _shaped_friction
     from baseparam.model.friction import FrictionModel
     from baseparam.model.parameters import shaped_friction_terms
-    from baseparam.simulation.integrate import sign_friction_joint
+    from baseparam.simulation.integrate import sign_friction_joints
 
     robot = bp.load_robot(ROOT / "robots" / "ur10e_cad.yaml")
     p = bp.Model(robot).p
     terms = shaped_friction_terms(robot, p, "pseudo")
     assert [(k, kind) for k, kind, _ in terms] == [(k, "FC") for k in range(robot.n_dof)]
-    assert sign_friction_joint(bp.Model(robot)) == (1, "Coulomb") and _shaped_friction(robot, p, "pseudo") is not None
+    assert sign_friction_joints(bp.Model(robot)) == [(k, "Coulomb") for k in range(1, robot.n_dof + 1)]
+    assert _shaped_friction(robot, p, "pseudo") is not None
     smooth = dataclasses.replace(robot, source=None, joints=tuple(
         dataclasses.replace(j, friction_model=FrictionModel("smooth", velocity=0.05)) for j in robot.joints))
-    assert sign_friction_joint(bp.Model(smooth)) is None
+    assert sign_friction_joints(bp.Model(smooth)) == []
     assert _shaped_friction(smooth, bp.Model(smooth).p, "pseudo") is not None
     none = np.array(p, dtype=float)
     none[[c for (_, kind), c in bp.model.parameters.ColumnLayout(robot).friction_columns.items() if kind == "FC"]] = 0

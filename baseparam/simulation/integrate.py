@@ -13,9 +13,11 @@ Two integrators:
 
 Coulomb friction (FC sign q̇) switches where a joint reverses: adaptive methods then shrink their
 steps to resolve the switch (slow, but accurate); RK4 steps across it, first-order accurate in the
-step where the sign changes. The implicit methods (``'BDF'``, ``'Radau'``, ``'LSODA'``) are refused on it: their
-Newton iteration has no root across the jump where a joint sticks (BDF's sticking joints came out moving 0.14 rad);
-a smooth friction model (tanh) runs under them.
+step where the sign changes. The implicit methods (``'BDF'``, ``'Radau'``, ``'LSODA'``) are refused on it where a
+joint with such friction starts at rest or its q̇ changes sign (at the evaluation that sees it, the run's work until
+then lost): their Newton iteration has no root across the jump where a joint sticks (BDF's sticking joints came out
+moving 0.14 rad). A motion whose joints keep their direction runs under them, and a smooth friction model (tanh)
+always does.
 
 A floating base's quaternion is integrated with the rest of the state and renormalized after every
 RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit length
@@ -25,8 +27,11 @@ RK4 step; under ``solve_ivp`` its rate carries a term that pulls it back to unit
 (q, p) with ṗ = Aᵀ(F* − v ×* μ) + Q (:func:`~baseparam.dynamics.momenta.momenta_rate`) and q̇ = M(q)⁻¹ p by
 his O(N) recursion. Its steps run compiled, a fixed or a floating base
 (:class:`~baseparam.dynamics.momenta.CompiledRates`: the articulated inertias' sweep, then ṗ; ``solve_ivp`` calls
-both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of them), and ``solver`` (``'ltdl'`` or
-``'sweep'``) gives the logged q̇ of ``solve_ivp``'s samples. It is there for his method and for comparison.
+both kernels per evaluation, ``rk4`` steps an interval in one compiled loop of them); the logged q̇ come from the
+same kernel, at every sample at once after a ``solve_ivp`` run. ``solver`` (``'ltdl'`` or ``'sweep'``) chose numpy's
+solver of those q̇ until this release (the same numbers to 1e-13, numpy's recursion many times slower;
+``bench/bench_momenta_rates.py`` prints both): it is still checked, and :func:`~baseparam.velocities_from_momenta`
+keeps both. It is there for his method and for comparison.
 """
 from __future__ import annotations
 
@@ -43,7 +48,7 @@ from ..dynamics._definite import require_definite
 from ..dynamics.floating import configuration_rate, with_base_wrench
 # MAX_RK4_STEPS: substeps × intervals, 10 s (3 joints) to a minute (a floating base) of the compiled loop
 from ..dynamics.forward import MAX_RK4_STEPS, ForwardDynamics, rk4_step
-from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta, velocities_from_momenta
+from ..dynamics.momenta import SOLVERS, CompiledRates, generalized_momenta
 from ..dynamics.samples import standard_model
 from .._validation import ABSURD, check_allocation, check_instance, check_number, check_option, check_robot_states
 from .._warnings import recorded
@@ -89,7 +94,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
         What the sensors add to the log (seeded); the motion itself is noise-free.
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method; the implicit
-        ones (BDF, Radau, LSODA) not on a friction that jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck, not 0).
+        ones (BDF, Radau, LSODA) only while no joint whose friction jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck,
+        not 0) is at rest or reverses (module notes).
     substeps : int
         RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
         steps in all.
@@ -104,8 +110,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     state : {'velocities', 'momenta'}
         Integrate (q, q̇) or Ivanov's (q, p) (module notes).
     solver : {'ltdl', 'sweep'}
-        Ivanov's solver for ``state='momenta'``: the q̇ logged by a ``solve_ivp`` method (the steps run in compiled
-        code; module notes).
+        Ivanov's solver for ``state='momenta'``, checked; the logged q̇ are the compiled kernel's, as every step's,
+        within 1e-13 of either numpy solver (module notes).
     source : str, optional
         The log's name (default ``simulate(<robot name>)``).
 
@@ -119,7 +125,8 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     ------
     ArgumentError
         Bad shapes, non-finite values, times not increasing, an unknown method or option, an implicit method on
-        sign(q̇) friction, a controller returning the wrong shape, or raising (its exception chained as ``__cause__``).
+        sign(q̇) friction where a joint is at rest or reverses, a controller returning the wrong shape, or raising (its
+        exception chained as ``__cause__``).
     SimulationError
         A motion that blows up (non-finite state), or reaches a q where M(q) is not positive definite
         (parameters that are not of physical bodies: at q0 already, an ArgumentError); an ArithmeticError (and
@@ -160,7 +167,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     checked_noise(noise)
     gains = checked_gains(gains, robot.n_dof)
     require_definite(model, q0, lambda s: "at q0")            # bodies not physical: a motion of no robot
-    refuse_implicit_with_sign_friction(model, method)
+    watch = refuse_implicit_with_sign_friction(model, method)
     fd = ForwardDynamics(model)
     # A controller's torques of 1e200 overflow the steps' sums (numpy's and scipy's raw RuntimeWarnings): the state
     # they reach is then not finite or beyond ABSURD, which every step and the check below refuse as a divergence
@@ -172,7 +179,7 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
             else:
                 q, qd, taus = _rk4(fd, t, q0[0], qd0[0], torque, substeps)
         else:
-            q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, solver)
+            q, qd, taus = _ivp(model, fd, t, q0[0], qd0[0], torque, method, rtol, atol, state, watch)
     if not (np.isfinite(q).all() and np.isfinite(qd).all()):
         bad = int(np.argmax(~(np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1))))
         raise SimulationError(f"the simulation diverged (non-finite state at t = {t[bad]:.6g} s); check the "
@@ -204,31 +211,61 @@ def method_name(method):
     return method if isinstance(method, str) else method.__name__
 
 
-def sign_friction_joint(model):
-    """The first joint whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value
-    other than 0 — as (its number, 1-based; 'Coulomb' or 'Stribeck'), or None."""
+def sign_friction_joints(model):
+    """The joints whose friction jumps at q̇ = 0 — a Coulomb (or Stribeck) term of shape sign(q̇) with a value other
+    than 0 — as a list of (its number, 1-based; 'Coulomb' or 'Stribeck', the first such term), in the joints'
+    order."""
+    found = {}
     for k, kind, shape in shaped_friction_terms(model.robot, model.p, model.parameters):
         if shape is None or shape.coulomb == "sign":
-            return k + 1, {"FC": "Coulomb", "FS": "Stribeck"}[kind]
-    return None
+            found.setdefault(k + 1, {"FC": "Coulomb", "FS": "Stribeck"}[kind])
+    return list(found.items())
 
 
 def refuse_implicit_with_sign_friction(model, method):
-    """Refuse an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
-    (:func:`sign_friction_joint`), in one line saying what to use instead. Newton's iteration across sign(q̇) has no
-    root where a joint sticks: BDF returned joints moving 0.14 rad where they stick (RK4: 6e-5), Radau and LSODA
-    failed at the first step. RK4 with substeps is named first: an adaptive explicit method follows a joint that
-    sticks by ever smaller steps (DOP853 ran out of its evaluation budget on the sticking planar arm)."""
+    """For an implicit method (:func:`is_implicit`) on a robot whose friction jumps at q̇ = 0
+    (:func:`sign_friction_joints`), the :class:`_SignWatch` that refuses the run, in one line saying what to use
+    instead, at its first evaluation where such a joint is at rest or its q̇ has changed sign; None otherwise (nothing
+    to watch). Newton's iteration across sign(q̇) has no root where a joint sticks: BDF returned joints moving 0.14 rad
+    where they stick (RK4: 6e-5), Radau and LSODA failed at the first step. A run whose every evaluation keeps each
+    such joint's sign evaluated the friction of one smooth branch (±FC, the Stribeck term's exp(−(q̇/v_s)²) of one
+    side) only: the method's steps and Newton's iterations are then exactly those of that smooth right-hand side,
+    whose solution the error control follows, and the run is kept. RK4 with substeps is named first: an adaptive
+    explicit method follows a joint that sticks by ever smaller steps (DOP853 ran out of its evaluation budget on the
+    sticking planar arm)."""
     if not is_implicit(method):
-        return
-    found = sign_friction_joint(model)
-    if found is not None:
-        k, term = found
-        name = method_name(method)
-        raise ArgumentError(f"method: {shown(name)} is implicit, and joints[{k}]'s {term} friction sign(q̇) jumps at "
-                            "q̇ = 0, where Newton's iteration has no solution (a sticking joint came out moving); "
-                            "use method='rk4' with substeps, an explicit method ('DOP853') while no joint sticks, "
-                            "or a smooth friction model (friction_model='smooth:V')")
+        return None
+    found = sign_friction_joints(model)
+    return _SignWatch(found, method_name(method)) if found else None
+
+
+class _SignWatch:
+    """The signs of q̇ that an implicit method's evaluations give the joints whose friction jumps at q̇ = 0: the
+    first evaluation's (the initial state's; a joint at rest there is refused, its friction about to jump), and an
+    ArgumentError at the first evaluation where one of them differs (Newton's trial states and a finite-difference
+    Jacobian's included: whatever the right-hand side saw)."""
+
+    def __init__(self, found, method):
+        self.joints = found
+        self.columns = np.array([k - 1 for k, _ in found])
+        self.method, self.signs = method, None
+
+    def __call__(self, time, qd):
+        """Look at one evaluation's joint velocities (n_dof,: a floating base's twist left out) at ``time``."""
+        signs = np.sign(qd[self.columns])
+        if self.signs is None:
+            self.signs = signs
+            self._refuse(signs == 0, "it starts at rest")
+        else:
+            self._refuse(signs != self.signs, f"its q̇ changes sign by t = {time:.6g} s")
+
+    def _refuse(self, where, why):
+        if where.any():
+            k, term = self.joints[int(np.argmax(where))]
+            raise ArgumentError(f"method: {shown(self.method)} is implicit, and joints[{k}]'s {term} friction sign(q̇) "
+                                f"jumps at q̇ = 0, where Newton's iteration has no solution (a sticking joint came out "
+                                f"moving; {why}); use method='rk4' with substeps, an explicit method ('DOP853') while "
+                                "no joint sticks, or a smooth friction model (friction_model='smooth:V')")
 
 
 def logged(n_dof, t, fields, noise=None, gains=None, record=RECORD, source=None, floating=False):
@@ -331,17 +368,23 @@ class _Torque:
     def at_samples(self, q, qd):
         """The torques (S, n_v) at the times t of a motion's states q (S, n_q), q̇ (S, n_v): a controller called at
         each sample; rows as given (np.interp at t[k] itself is rows[k], to the bit: 10⁶ samples were 10⁶ calls of
-        it, 20 s)."""
+        it, 20 s). Each row copied as it comes: a controller that returns one buffer it fills at every call gave every
+        sample the last call's torques."""
         if self.callback is None:
             return np.array(self.rows, dtype=float)
-        return np.array([self(time, q[k], qd[k]) for k, time in enumerate(self.t)])
+        out = np.empty((len(self.t), self.robot.n_v))
+        for k, time in enumerate(self.t):
+            out[k] = self(time, q[k], qd[k])
+        return out
 
     def __call__(self, time, q, qd, k=None):
         if self.callback is None:
             return self.rows[k] if k is not None else self._interpolated(time)
         try:
             with np.errstate(**self.errors):
-                value = self.callback(time, q, qd)
+                # copies: q and q̇ were views of the log (rk4) or of the solver's state, which a controller that works
+                # in its arguments (q -= q_ref) changed under the integrator, silently (the planar arm's log 2e8 off)
+                value = self.callback(time, np.array(q), np.array(qd))
         except BaseParamError:                     # the library's own one-line words, as they are
             raise
         except Exception as exc:                   # the controller's failure, named as such (its traceback chained)
@@ -415,10 +458,11 @@ def _interval(fd, q, qd, dt, taus, substeps, k):
     q[k + 1], qd[k + 1] = x[0], v[0]
 
 
-def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
+def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, watch=None):
     robot, n_q = model.robot, model.n_q
     if state == "momenta":
-        momenta_rates = _momenta_rates(CompiledRates(model))[1]
+        compiled = CompiledRates(model)
+        momenta_rates = _momenta_rates(compiled)[1]
         y0 = np.concatenate([q0, generalized_momenta(model, q0, qd0)])
     else:
         y0 = np.concatenate([q0, qd0])
@@ -450,8 +494,12 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         q = unit(y[:n_q])
         if state == "momenta":
             dq, rate = momenta_rates(time, q, y[n_q:], lambda qd: torque(time, q, qd))
+            if watch is not None:       # the joints' q̇ = M⁻¹ p that ṗ's friction saw, the last of dq/dt
+                watch(time, dq[n_q - robot.n_dof:])
         else:
             qd = y[n_q:]
+            if watch is not None:
+                watch(time, qd[robot.n_v - robot.n_dof:])
             rate = _kernel_at(time, fd, q, qd, torque(time, q, qd))
             dq = configuration_rate(robot, q[None], qd[None])[0]
         if robot.is_floating:
@@ -478,7 +526,7 @@ def _ivp(model, fd, t, q0, qd0, torque, method, rtol, atol, state, solver):
         # a step into a q where M(q) is indefinite (bodies not physical): the motion's error at its time, before
         # q̇ = M⁻¹ p's ArgumentError of a sample
         require_definite(model, q, lambda s: f"at t = {t[s]:.6g} s", SimulationError)
-        qd = velocities_from_momenta(model, q, y[:, n_q:], solver)
+        qd = _logged_velocities(compiled, q, y[:, n_q:])
     else:
         qd = y[:, n_q:].copy()
     return q, qd, torque.at_samples(q, qd)
@@ -570,7 +618,7 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps):
 
         def logged(a, b):           # q̇ of a piece's samples by the velocities kernel's loop, its one-sample numbers
             try:
-                qd[a:b] = compiled._inverse_mass.batch(q[a:b], np.zeros_like(m[a:b]), m[a:b])
+                qd[a:b] = compiled.batch_velocities(q[a:b], m[a:b])
             except ArgumentError:   # not finite somewhere (M(q) singular): said by the steps interval by interval
                 return False
             return True
@@ -589,6 +637,19 @@ def _rk4_momenta(model, t, q0, qd0, torque, substeps):
         qd[k + 1] = velocities(t[k + 1], q[k + 1], m[k + 1])
     taus[-1] = torque(t[-1], q[-1], qd[-1], S - 1)
     return q, qd, taus
+
+
+def _logged_velocities(compiled, q, momenta):
+    """q̇ = M(q)⁻¹ p of a ``solve_ivp`` motion's samples in (q, p) by the compiled kernel its steps used
+    (:meth:`~baseparam.dynamics.momenta.CompiledRates.batch_velocities`): numpy's recursion of
+    :func:`~baseparam.velocities_from_momenta` was many times slower (``bench/bench_momenta_rates.py``), the same to
+    1e-13. A q̇ not
+    finite (M(q) singular where the steps did not look) is the motion's :class:`SimulationError`."""
+    try:
+        return compiled.batch_velocities(q, momenta)
+    except ArgumentError as exc:
+        raise SimulationError(f"the simulation diverged (the logged q̇ = M(q)⁻¹ p: {exc}); check the parameters "
+                              "(a physical body per link) and the torques") from None
 
 
 def _momenta_rates(compiled):
