@@ -15,7 +15,7 @@ import threading
 
 from threadpoolctl import ThreadpoolController
 
-from ._processes import shared_change
+from ._processes import import_held, shared_change
 
 _lock = threading.Lock()
 _controllers = {}     # keyed by whether scipy.linalg (its own OpenBLAS) was loaded when it was made
@@ -149,3 +149,18 @@ def within_address_limit():
 
     _short_of(NUMPY_BLAS_BUFFER, "numpy's OpenBLAS work buffer")
     np.linalg.solve(np.eye(2), np.ones(2))      # LAPACK's gesv takes the thread's buffer, kept for later calls
+
+
+@contextlib.contextmanager
+def on_one_blas_thread():
+    """The block runs on one BLAS/OpenMP thread, as a worker does (:func:`baseparam._processes.one_blas_thread`),
+    in the caller's own process: for work done in place of a single worker, with the same numbers to the last bit
+    (no summation order depends on the thread count). The caller's thread counts are restored on leaving.
+
+    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. It is the
+    fits' own (:func:`single_threaded`, every thread pool here): blocks of several threads at once,
+    these and the fits', share one limit, lifted as the last one leaves (two of their own, each setting and restoring
+    the counts, put back each other's one thread for good)."""
+    import_held("scipy.linalg")
+    with single_threaded(user_api=None):
+        yield

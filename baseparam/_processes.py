@@ -797,7 +797,7 @@ def one_blas_thread(load=None):
     """One BLAS/OpenMP thread for this process, scipy's own BLAS loaded first so that the limit reaches it. A
     worker's initializer (the workers already share the cores), set in the worker's own process, so the caller's
     environment and thread pools are left alone; and, undone on leaving, the caller's own for work done in place of
-    a single worker (:func:`on_one_blas_thread`).
+    a single worker (:func:`baseparam._blas.on_one_blas_thread`).
 
     Parameters
     ----------
@@ -817,23 +817,6 @@ def one_blas_thread(load=None):
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1).restore_original_limits
-
-
-@contextmanager
-def on_one_blas_thread():
-    """The block runs on one BLAS/OpenMP thread, as a worker does (:func:`one_blas_thread`), in the caller's own
-    process: for work done in place of a single worker, with the same numbers to the last bit (no summation order
-    depends on the thread count). The caller's thread counts are restored on leaving.
-
-    The limit is the whole process's: its other threads run on one BLAS thread too while the block runs. It is the
-    fits' own (:func:`baseparam._blas.single_threaded`, every thread pool here): blocks of several threads at once,
-    these and the fits', share one limit, lifted as the last one leaves (two of their own, each setting and restoring
-    the counts, put back each other's one thread for good)."""
-    import_held("scipy.linalg")
-    from ._blas import single_threaded
-
-    with single_threaded(user_api=None):
-        yield
 
 
 @contextmanager

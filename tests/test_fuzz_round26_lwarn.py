@@ -289,7 +289,7 @@ def _fit_block():
 
 
 def _search_block():
-    from baseparam._processes import on_one_blas_thread
+    from baseparam._blas import on_one_blas_thread
     return on_one_blas_thread()
 
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._processes import (Handover, caller_not_reimported, deaf_to_interrupts, end_with_caller, import_held,
-                          kept_for_the_first_task, killed_if_slow as _killed_if_slow, STOP_GRACE, on_one_blas_thread,
+                          kept_for_the_first_task, killed_if_slow as _killed_if_slow, STOP_GRACE,
                           one_blas_thread, raise_failed_start, room_for_workers, started_children_killed_on_failure,
                           workers_born_deaf as _workers_born_deaf, workers_on_one_blas_thread, WorkersWatched)
+from .._blas import on_one_blas_thread
 
 # (criterion parameter p or None for the design criterion itself, width of the sign(q̇) surrogate as a
 # share of each joint's velocity limit or None for sign(q̇) itself, SLSQP iterations)
