@@ -1,0 +1,53 @@
+"""Round twenty-six's review of s26-lpay2 (rv12): payload leftovers of issue 25 — the friction prior of a term not
+declared in a written MJCF, and what the unloaded log's left-out samples partner."""
+import dataclasses
+import re
+import warnings
+
+import baseparam as bp
+from conftest import ROOT
+from test_fuzz_round25_lpay import _placed_result as _result_on
+
+UR = ROOT / "robots" / "ur10e.yaml"
+
+
+def _with_prior(friction, prior=(0.1, 2.0)):
+    """``robots/ur10e.yaml`` (its YAML text dropped) with ``friction`` declared on every joint and ``prior``."""
+    robot = bp.load_robot(UR)
+    joints = tuple(dataclasses.replace(j, friction=friction, friction_prior=prior) for j in robot.joints)
+    return dataclasses.replace(robot, joints=joints, source=None)
+
+
+def _mjcf_friction(robot):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.DataWarning)
+        text = _result_on(robot).robot_text(robot, "mjcf")
+    return set(re.findall(r'damping="([^"]*)" frictionloss="([^"]*)"', text))
+
+
+def _urdf_dynamics(robot):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bp.DataWarning)
+        text = _result_on(robot).robot_text(robot, "urdf")
+    return set(re.findall(r'<dynamics damping="([^"]*)" friction="([^"]*)"/>', text))
+
+
+def test_mjcf_takes_the_prior_of_a_term_not_declared_beside_a_declared_value():
+    """A prior is the value of a term the joint does not declare (96560ae6), per term: the URDF wrote the Coulomb prior
+    of a joint declaring only a viscous value (0.5), MJCF wrote 0 for it — it took the prior only where both terms
+    gave no value, so one file simulated 2 N·m of Coulomb friction and the other none. Now MJCF takes each term's
+    value where the joint declares it and the prior's where it does not."""
+    assert _mjcf_friction(_with_prior((0.5, False, False))) == {("0.5", "2.0")}
+    assert _urdf_dynamics(_with_prior((0.5, False, False))) == {("0.0", "2.0")}
+    assert _mjcf_friction(_with_prior((False, 1.5, False))) == {("0.1", "1.5")}
+
+
+def test_mjcf_friction_of_the_other_declarations_is_as_before():
+    """The cases the change leaves as they were: no prior, both terms declared, both undeclared, one declared
+    without a value."""
+    cases = [((0.5, False, False), None, ("0.5", "0.0")), ((True, 1.5, False), (0.1, 2.0), ("0.0", "1.5")),
+             ((False, False, False), (0.1, 2.0), ("0.1", "2.0")), ((True, False, False), (0.1, 2.0), ("0.0", "2.0")),
+             ((0.5, True, False), (0.1, 2.0), ("0.5", "0.0")), ((True, True, True), (0.1, 2.0), ("0.0", "0.0")),
+             ((0.0, False, False), (0.1, 2.0), ("0.0", "2.0"))]         # a list: 0.0 and False are one dict key
+    for friction, prior, expected in cases:
+        assert _mjcf_friction(_with_prior(friction, prior)) == {expected}, (friction, prior)
