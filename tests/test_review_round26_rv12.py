@@ -51,3 +51,18 @@ def test_mjcf_friction_of_the_other_declarations_is_as_before():
              ((0.0, False, False), (0.1, 2.0), ("0.0", "2.0"))]         # a list: 0.0 and False are one dict key
     for friction, prior, expected in cases:
         assert _mjcf_friction(_with_prior(friction, prior)) == {expected}, (friction, prior)
+
+
+def test_the_urdf_warning_says_a_declared_value_sets_the_prior_aside():
+    """A joint declaring a viscous value beside its prior: the URDF's warning said the prior left out was one "of the
+    friction it declares without values", which it declares with one. Now it names the terms the joint declares,
+    with a value or to be identified."""
+    robot = _with_prior((0.5, False, False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _result_on(robot).robot_text(robot, "urdf")
+    said = [str(w.message) for w in caught if issubclass(w.category, bp.DataWarning)]
+    assert len(said) == 1 and "\n" not in said[0]
+    assert "the friction priors of the friction terms it declares (with a value, or without one to be identified; " \
+           "a URDF's <dynamics> is a value, not a prior)" in said[0], said
+    assert "without values" not in said[0]

@@ -109,8 +109,8 @@ def _warn_drives_left_out(robot):
         given.append("friction models")        # a smooth or Stribeck shape: a URDF's friction is Coulomb's sign
     why = [f"its {' and '.join(given)} (a URDF written from a description has no place for them)"] if given else []
     if any(j.friction_prior is not None and _prior_values(j) != j.friction_prior for j in robot.joints):
-        why.append("the friction priors of the friction it declares without values (a URDF's <dynamics> is a value, "
-                   "not a prior)")
+        why.append("the friction priors of the friction terms it declares (with a value, or without one to be "
+                   "identified; a URDF's <dynamics> is a value, not a prior)")
     if why:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out {' and '.join(why)}; the YAML keeps "
              "them", DataWarning)
