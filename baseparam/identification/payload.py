@@ -541,10 +541,11 @@ def _shift(t, q, tu, qu):
 def _matched(loaded, unloaded, *signals):
     """Unloaded torque (and states, and ``signals``: arrays of the unloaded samples) at the loaded samples' times, the
     logs lined up by their positions, and which loaded samples have a partner: within the unloaded log's span, and
-    not between two samples it leaves out (ndarray of bool, shape (S,)). The samples an unloaded log leaves out (its
-    ends, where the filter's transients or the one-sided differences make its rates wrong) were matched with loaded
-    samples in the middle of the motion when the logs start apart: 0.37 s apart, noise-free, the LWR4+'s payload
-    inertia came out 0.38 % of its largest moment off (0.02 % at zero shift), 3.1 % unfiltered."""
+    not between two samples it leaves out (ndarray of bool, shape (S,)): its ends and its rest samples (a joint at rest
+    holds by static friction, which a loaded sample still moving does not feel: the difference would not cancel it).
+    The ends, where the filter's transients or the one-sided differences make the rates wrong, were matched with
+    loaded samples in the middle of the motion when the logs start apart: 0.37 s apart, noise-free, the LWR4+'s
+    payload inertia came out 0.38 % of its largest moment off (0.02 % at zero shift), 3.1 % unfiltered."""
     t = loaded.t - loaded.t[0]
     tu = unloaded.t - unloaded.t[0]
     d = _shift(t, loaded.q, tu, unloaded.q)
