@@ -30,8 +30,9 @@ def test_a_prior_of_friction_to_identify_is_not_written_as_a_urdf_value(tmp_path
     by a DataWarning), and MJCF's damping and frictionloss are 0 (unknown) there, as without a prior."""
     robot = _with_prior(bp.load_robot(UR), True)
     result = _result_on(robot)
-    with pytest.warns(bp.DataWarning, match=r"leaves out the friction priors of the friction it declares without "
-                                            r"values \(a URDF's <dynamics> is a value, not a prior\)"):
+    with pytest.warns(bp.DataWarning, match=r"leaves out the friction priors of the friction terms it declares "
+                                            r"\(with a value, or without one to be identified; a URDF's <dynamics> "
+                                            r"is a value, not a prior\)"):
         urdf = result.robot_text(robot, "urdf")
     assert "<dynamics" not in urdf
     (tmp_path / "r.urdf").write_text(urdf)

@@ -73,20 +73,18 @@ def check_mjcf_output(robot):
 
 def _mjcf_text(robot, bodies, source_file, note, said=True):
     """The MJCF of ``robot`` carrying ``bodies``, with the viscous and Coulomb friction and the rotor inertias its
-    joints give values of (a URDF's ``<dynamics damping friction>`` where friction is not declared); ``said``: warn
-    of the drives MJCF has no place for (a friction offset, a Stribeck term)."""
+    joints give values of (the ``friction_prior``'s for a term a joint does not declare: :func:`_prior_values`);
+    ``said``: warn of the drives MJCF has no place for (a friction offset, a Stribeck term)."""
     from ..model.mjcf_writer import robot_to_mjcf
 
     def value(entry):
         return float(entry) if _value_given(entry) else 0.0
 
-    friction = []
-    for joint in robot.joints:
-        given = (value(joint.friction[0]), value(joint.friction[1]))
-        prior = _prior_values(joint)
-        if given == (0.0, 0.0) and prior is not None:
-            given = prior
-        friction.append(given)
+    # per term, as the URDF's <dynamics>: the joint's value where it declares the term (0 to be identified), the
+    # prior's where it does not (one declared viscous value made MJCF leave out the Coulomb prior the URDF wrote)
+    friction = [tuple(value(entry) if _declared(entry) else prior
+                      for entry, prior in zip(joint.friction[:2], _prior_values(joint) or (0.0, 0.0)))
+                for joint in robot.joints]
     armature = [value(j.rotor_inertia) for j in robot.joints]
     left_out = [j for j in robot.joints if _value_given(j.friction[2]) or _value_given(_stribeck_friction(j))]
     if said and left_out:
@@ -111,8 +109,8 @@ def _warn_drives_left_out(robot):
         given.append("friction models")        # a smooth or Stribeck shape: a URDF's friction is Coulomb's sign
     why = [f"its {' and '.join(given)} (a URDF written from a description has no place for them)"] if given else []
     if any(j.friction_prior is not None and _prior_values(j) != j.friction_prior for j in robot.joints):
-        why.append("the friction priors of the friction it declares without values (a URDF's <dynamics> is a value, "
-                   "not a prior)")
+        why.append("the friction priors of the friction terms it declares (with a value, or without one to be "
+                   "identified; a URDF's <dynamics> is a value, not a prior)")
     if why:
         warn(f"payload: the URDF written from {shown(robot.name)} leaves out {' and '.join(why)}; the YAML keeps "
              "them", DataWarning)
