@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._checks import counted, shown
+from .._numbers import distinct_seconds
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
@@ -53,7 +54,7 @@ from ._columns import (SHOWN_NAMES, _check_fields, _normalize_map, matched_joint
                        shown_names, torque_excluded)
 from .._validation import check_option, comma_list
 from ._record import CLOCKS, MAX_VALUES, _one_line
-from ._rows import _finish, _Table, _time_problems
+from ._rows import _finish, _Table, _time_problems, apart_ends
 
 # Message fields of a JointState and the trajectory field each gives by default.
 DEFAULT_FIELDS = {"q": "position", "qd": "velocity", "tau": "effort"}
@@ -153,7 +154,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     where = {f: f" (topic {base.topic})" for f in data}
     gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
-    table = _Table(source, "message", base.order[ids], data, problems, where)
+    # times apart at its ends judged on the streams, with both clocks (_times_apart)
+    table = _Table(source, "message", base.order[ids], data, problems, where, apart_ends=False)
     return _finish(table, gains, skip_bad_rows, joint_names=tuple(names), notes=tuple(notes))
 
 
@@ -461,7 +463,8 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
     ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
     numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.) A header
-    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`)."""
+    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`), and so is a time far from the
+    messages received next to it (:func:`_times_apart`)."""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
@@ -469,6 +472,7 @@ def _with_clock(stream, clock, source, notes, damaged=None):
         stream = _receive_order(stream, source, damaged)
     else:
         stream = _unset_stamps(stream, source, damaged)
+    stream = _times_apart(stream, clock, source, damaged)
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
         return replace(stream, stamps=times, clock=clock)
@@ -515,7 +519,8 @@ def _receive_order(stream, source, damaged):
     files = np.argsort(stream.order, kind="stable")
     if (np.diff(stream.received[files]) >= 0).all():
         return stream
-    table = _Table(source, "message", stream.order[files], {"t": stream.received[files, None]}, [], {})
+    table = _Table(source, "message", stream.order[files], {"t": stream.received[files, None]}, [], {},
+                   apart_ends=False)          # its ends judged with the header stamps: _times_apart
     late = {int(stream.order[files[r]]): f"receive time out of the recorder's order: {reason}"
             for r, reason in _time_problems(table, np.ones(files.size, dtype=bool)).items()
             if "duplicate" not in reason}    # one time twice is no order: refused later, on either clock
@@ -546,6 +551,74 @@ def _unset_stamps(stream, source, damaged):
         raise DataError(f"{source}: topic {stream.topic}: message {int(indices[0])}: {reason}")
     damaged += [(stream.topic, int(index), reason) for index in indices]
     return _messages(stream, ~np.isin(stream.order, indices))
+
+
+# A header stamp this many times its two neighbours' own step (two typical steps) from each of them, out and back,
+# is damaged (:func:`_out_and_back`): 0.4 s at 100 Hz; a publisher's stamps in receive order jitter by a few steps.
+_OUT_AND_BACK = 20
+# A step of a clock beyond this many of its typical (median) steps is a pause on that clock (:func:`_times_apart`).
+_PAUSE = 10
+
+
+def _times_apart(stream, clock, source, damaged):
+    """The stream without the messages whose time on ``clock`` is far from those received next to it
+    (:func:`_with_clock`), found in the topic's file order (the order the recorder received them).
+
+    A bit flipped in a header stamp's seconds moved its message 8 s to 10⁹ s away: sorted to an end of the log with a
+    note only, or, within a second's nanoseconds, among messages of another instant. A header stamp is damaged when
+    it is more than :data:`_OUT_AND_BACK` times both the stream's typical step and its two neighbours' own step from
+    each of them, on one side of both (out and back): one publisher's stamps follow its receive order, give or take
+    the transport's jitter of a few steps; a clock restart stays where it went. At either end of the file, with one
+    neighbour, the time must be apart (:func:`._rows.apart_ends`) on its clock while the other clock (receive
+    times, or the header stamps of a stream read on receive times) shows no pause there (:data:`_PAUSE`): the
+    recorder received it among the others (a driver restarted after its first message is a pause on both clocks,
+    read as before). Damaged messages are appended to ``damaged`` and left out, or refused when it is None."""
+    files = np.argsort(stream.order, kind="stable")
+    times, other = ((stream.stamps, stream.received) if clock == "header" else (stream.received, stream.stamps))
+    times, other = times[files], other[files]
+    apart = list(_out_and_back(times)) if clock == "header" else []
+    if other.any():
+        apart += [k for k in apart_ends(times) if not _pause_at(other, k)]
+    if not apart:
+        return stream
+    indices = {int(stream.order[files[k]]): _time_far(times, k, clock) for k in apart}
+    if damaged is None:
+        index = min(indices)
+        raise DataError(f"{source}: topic {stream.topic}: message {index}: {indices[index]}")
+    damaged += [(stream.topic, index, reason) for index, reason in sorted(indices.items())]
+    return _messages(stream, ~np.isin(stream.order, list(indices)))
+
+
+def _out_and_back(times):
+    """Positions of the times (M,), in the recorder's order, each more than :data:`_OUT_AND_BACK` times both the
+    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`)."""
+    if times.size < 3:
+        return np.zeros(0, dtype=np.int64)
+    steps = np.diff(times)
+    out, back = steps[:-1], steps[1:]
+    span = np.maximum(np.abs(times[2:] - times[:-2]), np.median(np.abs(steps)))
+    far = np.minimum(np.abs(out), np.abs(back))
+    return np.flatnonzero((np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0)) + 1
+
+
+def _pause_at(times, k):
+    """Whether the times (M,) pause at their end ``k`` (0 or the last): a step there beyond :data:`_PAUSE` typical
+    steps."""
+    steps = np.abs(np.diff(times))
+    return bool((steps[0] if k == 0 else steps[-1]) > _PAUSE * np.median(steps))
+
+
+def _time_far(times, k, clock):
+    """The reason, one phrase, that the time ``k`` of ``times`` (M,) in the recorder's order, on ``clock``, is
+    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps."""
+    near = [j for j in (k - 1, k + 1) if 0 <= j < times.size]
+    shown_times = distinct_seconds(times[k], *times[near])
+    gap = min(abs(times[k] - times[j]) for j in near)
+    steps = gap / np.median(np.abs(np.diff(times)))
+    what = "header stamp" if clock == "header" else "receive time"
+    return (f"{what} {shown_times[0]} s, {gap:.4g} s from the message{'s' if len(near) > 1 else ''} received next to "
+            f"it ({', '.join(x + ' s' for x in shown_times[1:])}), {steps:.3g} times the topic's typical step: a "
+            f"damaged {what.split()[-1]}")
 
 
 def _exact_times(stream, extra, notes, source):

@@ -1,0 +1,164 @@
+"""Round 26, helper lrd7: the readers' leftovers (issue 28).
+
+A bit flipped in one header stamp's seconds (MCAP, rosbag2 sqlite3, ROS 1) moved its message 8 s to 10⁹ s away: it
+was sorted to an end of the log with the note "1 messages out of order", a sample far from its motion. A first or
+last time far from the rest of a file (t[0]'s sign flipped: 1 s read as -1 s) read as a gap of seconds."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from baseparam.errors import DataError
+from baseparam.identification import _rows
+
+BAG_KINDS = ["mcap", "sqlite3", "ros1"]
+
+
+def _bag(tmp_path, kind, name):
+    return tmp_path / (f"{name}.bag" if kind == "ros1" else name)
+
+
+def _write(path, kind, stamps, received=None):
+    """A bag of /joint_states (joints a, b) written by rosbags: message k stamped ``stamps[k]`` s (its seconds and
+    nanoseconds as given, (sec, nanosec)), received at ``received[k]`` s (10 ms apart from 1000 s by default), q of
+    joint a 0.1·k."""
+    from test_logs import _message, _typestore
+
+    ros1, msgtype = kind == "ros1", "sensor_msgs/msg/JointState"
+    ts = _typestore(ros1)
+    if ros1:
+        from rosbags.rosbag1 import Writer
+        writer = Writer(path)
+    else:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP if kind == "mcap" else StoragePlugin.SQLITE3)
+    received = 1000.0 + 0.01 * np.arange(len(stamps)) if received is None else received
+    with writer:
+        conn = writer.add_connection("/joint_states", msgtype, typestore=ts)
+        for k, (sec, nanosec) in enumerate(stamps):
+            msg = _message(ts, 0, ["a", "b"], [0.1 * k, -0.1 * k], [1.0, 1.0], [2.0, 2.0], seq=k, ros1=ros1)
+            msg.header.stamp = ts.types["builtin_interfaces/msg/Time"](sec=sec, nanosec=nanosec)
+            data = ts.serialize_ros1(msg, msgtype) if ros1 else ts.serialize_cdr(msg, msgtype)
+            writer.write(conn, int(round(received[k] * 1e9)), data)
+    return path
+
+
+def _stamps(n=40, start=1000, step_ns=10_000_000):
+    return [(start + (k * step_ns) // 10**9, (k * step_ns) % 10**9) for k in range(n)]
+
+
+def _flipped(stamps, k, bit):
+    sec, nanosec = stamps[k]
+    return stamps[:k] + [(sec ^ (1 << bit), nanosec)] + stamps[k + 1:]
+
+
+# -- a header stamp far from the messages received next to it ----------------------------------------------------------
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+@pytest.mark.parametrize("k, bit, shown", [(12, 3, "992.12 s, 7.99 s"), (12, 20, "1049576.12 s"),
+                                           (12, 1, "1002.12 s, 1.99 s"), (0, 5, "968 s, 32.01 s"),
+                                           (39, 4, "1016.39 s, 16.01 s")])
+def test_a_header_stamp_with_a_flipped_bit_of_its_seconds_is_a_damaged_message(tmp_path, kind, k, bit, shown):
+    """One stamp's seconds with a bit flipped (message 12 of 40 at 100 Hz, or the first or the last): sorted to an
+    end of the log with a note only, or (at an end) read as a gap of seconds before. Now a damaged message, named
+    with its stamp and its neighbours', refused in one line, or dropped with skip_bad_rows=True."""
+    path = _write(_bag(tmp_path, kind, "flipped"), kind, _flipped(_stamps(), k, bit))
+    with pytest.raises(DataError, match=rf"topic /joint_states: message {k}: damaged JointState \(header stamp "
+                                        rf"{shown}.* from the messages? received next to it .* times the topic's "
+                                        r"typical step: a damaged stamp\)") as refused:
+        bp.read_trajectory(path, joints=["a", "b"])
+    assert "\n" not in str(refused.value)
+    traj = bp.read_trajectory(path, joints=["a", "b"], skip_bad_rows=True)
+    assert [i for i, _ in traj.skipped] == [k] and traj.t.size == 39
+    assert np.allclose(traj.q[:, 0], 0.1 * np.delete(np.arange(40), k)) and np.ptp(traj.t) < 0.4
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_stamps_of_one_publisher_read_as_before(tmp_path, kind):
+    """Stamps that jitter in receive order (neighbours swapped), a driver restarted after its first message (a pause of
+    5 s on both clocks), a simulation's clock restarted mid-log (stamps back to 5 s and on from there), or the last
+    message received after a pause: no stamp is damaged; read as before."""
+    stamps = _stamps()
+    swapped = stamps[:10] + [stamps[11], stamps[10]] + stamps[12:]
+    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "swapped"), kind, swapped), joints=["a", "b"])
+    assert traj.t.size == 40 and traj.skipped == () and "1 messages out of order" in " ".join(traj.notes)
+    later = [(sec + 5 * (k > 0), ns) for k, (sec, ns) in enumerate(stamps)]
+    received = 1000.0 + 0.01 * np.arange(40) + 5.0 * (np.arange(40) > 0)
+    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "restart"), kind, later, received), joints=["a", "b"])
+    assert traj.t.size == 40 and traj.t[1] - traj.t[0] > 5
+    sim = stamps[:20] + [(5 + k // 100, 10_000_000 * (k % 100)) for k in range(20)]
+    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "sim"), kind, sim), joints=["a", "b"])
+    assert traj.t.size == 40 and traj.t[0] == 5.0 and traj.skipped == ()       # sorted, as before
+    last = stamps[:39] + [(1030, 0)]
+    received = np.append(1000.0 + 0.01 * np.arange(39), 1030.0)
+    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "last"), kind, last, received), joints=["a", "b"])
+    assert traj.t.size == 40 and traj.t[-1] == 1030.0
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_receive_time_apart_at_an_end_is_a_damaged_message(tmp_path, kind):
+    """The last message's receive time 64 s after the others, its header stamp with them (clock='receive'): read as a
+    gap of 64 s; now a damaged receive time. Without header stamps (nothing to tell a pause by) read as before."""
+    stamps = _stamps()
+    received = 1000.0 + 0.01 * np.arange(40)
+    received[-1] += 64
+    path = _write(_bag(tmp_path, kind, "received"), kind, stamps, received)
+    with pytest.raises(DataError, match=r"message 39: damaged JointState \(receive time 1064.39 s, 64.01 s from the "
+                                        r"message received next to it \(1000.38 s\), .*: a damaged time\)"):
+        bp.read_trajectory(path, joints=["a", "b"], clock="receive")
+    assert bp.read_trajectory(path, joints=["a", "b"]).t.size == 40       # its header stamps are right
+    path = _write(_bag(tmp_path, kind, "unstamped"), kind, [(0, 0)] * 40, received)
+    assert abs(bp.read_trajectory(path, joints=["a", "b"]).t[-1] - received[-1]) < 1e-6
+
+
+# -- a time apart at an end of a file ----------------------------------------------------------------------------------
+
+def _log(t):
+    q = np.stack([np.sin(t), np.cos(t)], axis=1)
+    return bp.Trajectory(t=t, q=q, tau=2 * q, source="log")
+
+
+def _write_h5(path, t, log):
+    import h5py
+    with h5py.File(path, "w") as h5:
+        h5["t"], h5["q"], h5["tau"] = t, log.q, log.tau
+    return path
+
+
+@pytest.mark.parametrize("ext", [".csv", ".npz", ".parquet", ".h5"])
+@pytest.mark.parametrize("end", [0, -1])
+def test_a_time_apart_at_an_end_of_a_file_refused(tmp_path, ext, end):
+    """t[0]'s sign flipped (1 s read as -1 s, two seconds before the rest at 500 Hz), or the last time 2⁴ s ahead:
+    read as a gap; now a bad row, refused in one line naming it, or dropped with skip_bad_rows=True."""
+    t = 1.0 + 0.002 * np.arange(200)
+    damaged = t.copy()
+    damaged[end] = -t[0] if end == 0 else t[-1] + 16
+    log = _log(t)
+    path = tmp_path / f"log{ext}"
+    if ext == ".h5":
+        _write_h5(path, damaged, log)
+    else:
+        bp.write_trajectory(bp.Trajectory(t=damaged, q=log.q, tau=log.tau, source="log"), path)
+    unit = "line" if ext == ".csv" else "row"
+    shown = (r"time -1 s stands apart, 2.002 s before 1.002 s" if end == 0 else
+             r"time 17.398 s stands apart, 16 s after 1.396 s")
+    with pytest.raises(DataError, match=rf"{unit} [0-9]+( \([a-z]+ t\))?: {shown} on {unit} "
+                                        r".*more than 100 times the log's typical step 0.002 s \(a damaged time, or "
+                                        r"a sample cut off from the log\)$"):
+        bp.read_trajectory(path)
+    traj = bp.read_trajectory(path, skip_bad_rows=True)
+    assert traj.t.size == 199 and np.array_equal(traj.t, np.delete(t, end)) and len(traj.skipped) == 1
+    if ext != ".h5":
+        bp.write_trajectory(log, tmp_path / f"good{ext}")
+        assert np.array_equal(bp.read_trajectory(tmp_path / f"good{ext}").t, t)
+
+
+def test_times_in_bursts_or_a_pause_inside_are_not_apart():
+    """Samples in bursts (three 0.2 ms apart, 5.6 ms to the next three; the median step 0.2 ms) starting or ending
+    at a burst's gap, and a pause of 10 s inside the log: no end apart. A gap of 100 typical steps is; 99 is not."""
+    bursts = np.cumsum(np.tile([0.2e-3, 0.2e-3, 5.6e-3], 40))
+    assert _rows.apart_ends(bursts) == [] and _rows.apart_ends(bursts[1:-1]) == []
+    t = np.concatenate([np.arange(100) * 0.01, 11.0 + np.arange(100) * 0.01])
+    assert _rows.apart_ends(t) == []
+    assert _rows.apart_ends(np.append(-1.001, np.arange(100) * 0.01)) == [0]
+    assert _rows.apart_ends(np.append(-0.99, np.arange(100) * 0.01)) == []
+
