@@ -2,7 +2,8 @@
 
 A bit flipped in one header stamp's seconds (MCAP, rosbag2 sqlite3, ROS 1) moved its message 8 s to 10⁹ s away: it
 was sorted to an end of the log with the note "1 messages out of order", a sample far from its motion. A first or
-last time far from the rest of a file (t[0]'s sign flipped: 1 s read as -1 s) read as a gap of seconds."""
+last time far from the rest of a file (t[0]'s sign flipped: 1 s read as -1 s) read as a gap of seconds. A byte
+flipped in a page of a Parquet log baseparam wrote was read as another value (no page checksums written)."""
 import numpy as np
 import pytest
 
@@ -161,4 +162,42 @@ def test_times_in_bursts_or_a_pause_inside_are_not_apart():
     assert _rows.apart_ends(t) == []
     assert _rows.apart_ends(np.append(-1.001, np.arange(100) * 0.01)) == [0]
     assert _rows.apart_ends(np.append(-0.99, np.arange(100) * 0.01)) == []
+
+
+# -- Parquet page checksums ---------------------------------------------------------------------------------------
+
+def _flipped_byte(path, at):
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x10
+    out = path.with_name(f"flipped{at}.parquet")
+    out.write_bytes(bytes(data))
+    return out
+
+
+def test_a_byte_flipped_in_a_page_of_our_parquet_log_refused(tmp_path):
+    """A byte flipped in a dictionary or data page of a log baseparam wrote: read as another value, without a word
+    (the writer stored no page checksums). It writes them now, and the reader checks them: refused in one line. A
+    file without checksums (another writer's) still reads."""
+    import pyarrow.parquet as pq
+
+    t = 1.0 + 0.002 * np.arange(300)
+    log = _log(t)
+    path = tmp_path / "log.parquet"
+    bp.write_trajectory(log, path)
+    chunks = pq.ParquetFile(path).metadata.row_group(0)
+    for c in range(chunks.num_columns):
+        chunk = chunks.column(c)
+        start = chunk.dictionary_page_offset or chunk.data_page_offset
+        pages = [start + chunk.total_compressed_size - 20]                # in the (last) data page's values
+        if chunk.dictionary_page_offset is not None:
+            pages.append(chunk.data_page_offset - 5)                       # in the dictionary's
+        for at in pages:
+            with pytest.raises(DataError, match=r"cannot read as Parquet \(damaged\?\): .*CRC checksum verification "
+                                                r"failed") as refused:
+                bp.read_trajectory(_flipped_byte(path, at))
+            assert "\n" not in str(refused.value)
+    unchecked = tmp_path / "unchecked.parquet"
+    pq.write_table(pq.read_table(path), unchecked)
+    assert np.array_equal(bp.read_trajectory(unchecked).q, log.q)
+    assert np.array_equal(bp.read_trajectory(path).q, log.q)
 
