@@ -201,3 +201,72 @@ def test_a_byte_flipped_in_a_page_of_our_parquet_log_refused(tmp_path):
     assert np.array_equal(bp.read_trajectory(unchecked).q, log.q)
     assert np.array_equal(bp.read_trajectory(path).q, log.q)
 
+
+# -- two publishers on one topic: the whole log, and one publisher's samples near the Nyquist rate ---------------------
+
+def _stream(t, q):
+    from baseparam.identification import _bags
+    return _bags._Stream("/joint_states", tuple(f"j{k}" for k in range(q.shape[1])), t, t, np.arange(t.size),
+                         {"position": q})
+
+
+def _refused(t, q):
+    from baseparam.identification import _bags
+    try:
+        _bags._refuse_interleaved_publishers(_stream(t, q), "position", [f"j{k}" for k in range(q.shape[1])], "log")
+    except DataError as error:
+        return str(error)
+    return None
+
+
+def _arm(t, n=6, speed=1.0):
+    """A smooth motion of ``n`` joints (rad)."""
+    return np.stack([np.sin((0.4 + 0.23 * k) * speed * t + k) + 0.5 * np.sin((1.1 + 0.17 * k) * speed * t)
+                     for k in range(n)], axis=1)
+
+
+def test_a_second_publisher_late_in_a_long_log_refused():
+    """A spike of noise at message 100, then 30 000 messages of one driver, then a GUI's zeros at a quarter of its
+    rate: only the 20 000 messages after the first spike were split into series, and the log read, exit 0. Now the
+    whole log is judged, window after window."""
+    t = 1.0 + 0.01 * np.arange(40_000)
+    q = _arm(t)
+    q[100, 0] += 0.05                  # one joint's spike of noise
+    q[30_000::4] = 0.0                 # the GUI's zeros from message 30 000 on
+    refused = _refused(t, q)
+    assert refused and "alternate between two series of positions" in refused and "from t=300.99 s" in refused
+    q[30_000::4] = _arm(t)[30_000::4]   # the driver alone: read
+    assert _refused(t, q) is None
+
+
+@pytest.mark.parametrize("fraction", [0.9, 0.95, 0.99])
+@pytest.mark.parametrize("amplitude", [0.02, 0.05])
+def test_a_joint_vibrating_near_the_nyquist_rate_is_one_publisher(fraction, amplitude):
+    """An arm moving slowly, one joint vibrating at 0.9 to 0.99 of the Nyquist rate (its samples of alternate sign
+    about a slow envelope): refused as two publishers at 0.99 (rv10's find). A gripper joint toggled at every sample
+    too. One motion is seen in the other joints, and the messages pass between the two series on one clock."""
+    t = 1.0 + 0.01 * np.arange(5000)
+    q = 0.1 * _arm(0.05 * t)
+    q[:, 2] += amplitude * np.sin(np.pi * fraction * 100 * (t - 1))
+    assert _refused(t, q) is None
+    gripper = np.append(0.1 * _arm(0.05 * t), 0.04 * (np.arange(t.size) % 2)[:, None], axis=1)
+    assert _refused(t, gripper) is None
+    assert _refused(t + 1e-3 * np.random.default_rng(1).random(t.size), gripper) is None      # jittered stamps
+
+
+def test_publishers_interleaved_on_one_clock_or_two_still_refused():
+    """Still refused: a GUI's zeros at every other tick of the driver's clock (every joint's series apart), two arms
+    at the same rate half a period apart, and a second driver 3 ms after the first whose one joint parked at the
+    same angle agrees (3 ms into one series, 7 ms back: two clocks)."""
+    t = 1.0 + 0.01 * np.arange(5000)
+    q = 0.1 * _arm(0.05 * t)
+    q[::2] = 0.0
+    assert _refused(t, q)
+    both = np.sort(np.concatenate([t, t + 0.005]))
+    arms = np.empty((both.size, 6))
+    arms[0::2], arms[1::2] = _arm(t), _arm(t + 0.4)
+    assert _refused(both, arms)
+    both = np.sort(np.concatenate([t, t + 0.003]))
+    arms[0::2], arms[1::2] = _arm(t), _arm(t + 0.4)
+    arms[:, 5] = 0.3
+    assert _refused(both, arms)

@@ -808,9 +808,10 @@ def _field_key(entry):
 _SERIES_GAP = 1e-2      # rad or m: two series of one joint's positions closer than this are not told from its steps
 _MIN_RETURNS = 3        # returns to a series left: a publisher's restart leaves one series for the next, never back
 _GAP_TO_STEPS = 10      # a joint's series apart by this many times their typical steps: not one motion's samples
-_SPLIT_WINDOW = 20_000  # messages split into series, from the first spike: two publishers interleave all along
+_SPLIT_WINDOW = 20_000  # messages split into series at a time, window after window over the whole log
 _SPIKE_ROWS = 1 << 16   # messages looked at for spikes at a time
 _NEAR_INTERVALS = 4     # a series' messages this many of its typical intervals apart: it runs between them
+_ONE_CLOCK = 0.2        # typical intervals into and out of a series this close (relative): one publisher's clock
 
 
 def _refuse_interleaved_publishers(stream, key, joints, source):
@@ -820,28 +821,44 @@ def _refuse_interleaved_publishers(stream, key, joints, source):
     alternating between the motion and zeros, exit 0. A ROS 2 bag keeps no publisher per message, so the series are
     told apart by their values (:func:`_two_series`), then refused when a joint's series, where both run, are
     typically apart by more than :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times their typical steps
-    (:func:`_series_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
+    (:func:`_joints_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
     series), a continuous joint wrapping at ±π and a motion sampled coarsely (its series' steps as large as their
-    gap) read as before."""
+    gap) read as before; so do a joint vibrating near the Nyquist rate and a gripper toggled at every sample
+    (:func:`_one_publisher`). The whole log is judged, a window of :data:`_SPLIT_WINDOW` messages at a time, each
+    from before the first spike after the last (:func:`_spikes`): the cost grows with the log's length, the memory
+    with the window's (the window after the first spike alone was judged: a second publisher later in a log, or after
+    a joint's spike of noise, was not seen)."""
     stream = _positions_of(stream, key, joints)
     if stream is None or stream.order.size < 2 * _MIN_RETURNS + 2:
         return
-    spikes = _spikes(stream.arrays[key])
-    if spikes.size < _MIN_RETURNS:
+    values, start = stream.arrays[key], 0
+    while start < values.shape[0] - 2:
+        spikes = _spikes(values[start:start + _SPLIT_WINDOW])
+        if spikes.size:         # a window from before its first spike: a second publisher's messages from there on
+            start += int(spikes[0])
+            _refuse_two_series(_messages(stream, slice(start, start + _SPLIT_WINDOW)), key, source)
+        start += _SPLIT_WINDOW
+
+
+def _refuse_two_series(window, key, source):
+    """DataError when the messages ``window`` (of one stream, in time order) split into two series of positions
+    ``key`` apart (:func:`_refuse_interleaved_publishers`)."""
+    values = window.arrays[key]
+    if _spikes(values).size < _MIN_RETURNS:
         return
-    window = _messages(stream, slice(int(spikes[0]), int(spikes[0]) + _SPLIT_WINDOW))   # from before the first spike
-    series = _two_series(window.arrays[key])
+    series = _two_series(values)
     if series is None:
         return
     first, second = (_messages(window, series == k) for k in (0, 1))
-    worst = _series_apart(first, second, stream.names, key)
-    if worst is not None:
-        j, gap, steps = worst
-        raise DataError(f"{source}: topic {printable(stream.topic)}: its messages naming "
-                        f"{shown_names(list(stream.names))} alternate between two series of positions (of "
-                        f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
-                        f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
-                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
+    apart = _joints_apart(first, second, window.names, key)
+    if not apart or _one_publisher(series, window.stamps, apart, window.names):
+        return
+    j, gap, steps = max(apart, key=lambda entry: entry[1] / max(entry[2], np.finfo(float).tiny))
+    raise DataError(f"{source}: topic {printable(window.topic)}: its messages naming "
+                    f"{shown_names(list(window.names))} alternate between two series of positions (of "
+                    f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
+                    f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
+                    f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
 
 
 def _positions_of(stream, key, joints):
@@ -871,42 +888,70 @@ def _two_series(values):
     """Each message's series (0 or 1, (M,)) when the positions ``values`` (M, n, in time order) split into two
     series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
     last positions are nearest (the largest joint's gap), the second started by the first message more than
-    :data:`_SERIES_GAP` from the first's. Python floats: a message at a time, a few µs each."""
-    rows = values.tolist()
-    last, series = [rows[0], None], bytearray(len(rows))
+    :data:`_SERIES_GAP` from the first's. One of the two is the message before's, its gaps taken in numpy
+    (:func:`_largest_gaps`); the other's in Python floats, a message at a time (about 2 µs)."""
+    rows, before = values.tolist(), _largest_gaps(values).tolist()
+    last, series, current = [0, -1], bytearray(len(rows)), 0
     for k in range(1, len(rows)):
-        row = rows[k]
-        gap = max([abs(x - y) for x, y in zip(row, last[0])])
-        if last[1] is None:
-            nearest = int(gap > _SERIES_GAP)
+        other = last[1 - current]
+        if other < 0:                   # the first series alone so far: the message before is its last
+            nearest = int(before[k] > _SERIES_GAP)
         else:
-            nearest = int(max([abs(x - y) for x, y in zip(row, last[1])]) < gap)
-        last[nearest] = row
-        series[k] = nearest
+            gap = max([abs(x - y) for x, y in zip(rows[k], rows[other])])
+            first, second = (before[k], gap) if current == 0 else (gap, before[k])
+            nearest = int(second < first)
+        last[nearest], current, series[k] = k, nearest, nearest
     series = np.frombuffer(series, dtype=np.uint8)
     returns = int((np.diff(series) != 0).sum()) // 2
     return series if returns >= _MIN_RETURNS and min(np.bincount(series, minlength=2)) >= _MIN_RETURNS else None
 
 
-def _series_apart(first, second, names, key):
-    """(joint, median gap, median steps) of the joint whose two series (streams ``first`` and ``second`` of one
-    topic) are furthest apart for their steps, when the median gap between ``second``'s positions and ``first``'s
-    interpolated at its times (where ``first`` runs, :func:`_beside`; unwrapped, then modulo 2π, a continuous joint's
-    angle wrapped at ±π being one position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of
-    the two series' median steps; else None. Medians: a motion sampled coarsely splits into series of its highs and
-    lows, apart by about their own steps, where two publishers' series are apart by far more than theirs."""
+def _largest_gaps(values):
+    """Each message's largest joint gap to the message before (M,; 0 for the first), as Python's ``max`` of the gaps
+    gives it: a NaN first among them kept, after another skipped (``max([nan, 1])`` is nan, ``max([1, nan])`` 1)."""
+    gaps = np.abs(np.diff(values, axis=0))
+    largest = np.zeros(len(values))
+    if len(values) > 1:
+        largest[1:] = gaps.max(axis=1) if not np.isnan(gaps).any() else [max(row) for row in gaps.tolist()]
+    return largest
+
+
+def _joints_apart(first, second, names, key):
+    """[(joint, median gap, median steps)] of the joints whose two series (streams ``first`` and ``second`` of one
+    topic) are apart for their steps: the median gap between ``second``'s positions and ``first``'s interpolated at
+    its times (where ``first`` runs, :func:`_beside`; unwrapped, then modulo 2π, a continuous joint's angle wrapped
+    at ±π being one position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of the two series'
+    median steps. Medians: a motion sampled coarsely splits into series of its highs and lows, apart by about their
+    own steps, where two publishers' series are apart by far more than theirs."""
     inside = _beside(second.stamps, first.stamps)
     if inside.sum() < _MIN_RETURNS:
-        return None
-    worst, ratio = None, 0.0
+        return []
+    apart = []
     for k, j in enumerate(names):
         mine, theirs = first.arrays[key][:, k], second.arrays[key][:, k]
         gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, _unwrapped(mine)))
         gap = _finite_median(np.abs(gaps - 2 * np.pi * np.round(gaps / (2 * np.pi))))
         steps = sum(_finite_median(np.abs(np.diff(v))) for v in (mine, theirs))
-        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps and gap > ratio * steps:
-            worst, ratio = (j, gap, steps), gap / max(steps, np.finfo(float).tiny)
-    return worst
+        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps:
+            apart.append((j, gap, steps))
+    return apart
+
+
+def _one_publisher(series, stamps, apart, names):
+    """Whether the two series of messages ``series`` (M,) at ``stamps`` (M,) are one publisher's samples: some joint
+    of ``names`` is not among those ``apart`` (one motion seen in it), and the messages pass from one series to the
+    other and back after about the same typical interval (one clock; two publishers' messages interleave at their own
+    rates and offsets: 3 ms into one, 7 ms back). A joint vibrating at 0.9 to 0.99 of the Nyquist rate (samples of
+    alternate sign about a slow envelope), a gripper toggled at every sample: refused before."""
+    if len(apart) == len(names):
+        return False
+    changes = np.flatnonzero(series[1:] != series[:-1])
+    intervals = np.diff(stamps)[changes]
+    into, back = (intervals[series[changes] == k] for k in (0, 1))
+    if into.size < _MIN_RETURNS or back.size < _MIN_RETURNS:
+        return False
+    a, b = _finite_median(into), _finite_median(back)
+    return min(a, b) > 0 and abs(a - b) <= _ONE_CLOCK * max(a, b)      # two publishers' equal stamps: no clock
 
 
 def _beside(times, others):
