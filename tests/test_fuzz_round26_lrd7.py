@@ -9,38 +9,15 @@ import pytest
 
 import baseparam as bp
 from baseparam.errors import DataError
-from baseparam.identification import _rows
+from baseparam.identification import _bags, _rows
+from test_fuzz_round25_lrd6 import _write_stamped
+from test_review_round25_rv10 import _motion, _refused, _stream
 
 BAG_KINDS = ["mcap", "sqlite3", "ros1"]
 
 
 def _bag(tmp_path, kind, name):
     return tmp_path / (f"{name}.bag" if kind == "ros1" else name)
-
-
-def _write(path, kind, stamps, received=None):
-    """A bag of /joint_states (joints a, b) written by rosbags: message k stamped ``stamps[k]`` s (its seconds and
-    nanoseconds as given, (sec, nanosec)), received at ``received[k]`` s (10 ms apart from 1000 s by default), q of
-    joint a 0.1·k."""
-    from test_logs import _message, _typestore
-
-    ros1, msgtype = kind == "ros1", "sensor_msgs/msg/JointState"
-    ts = _typestore(ros1)
-    if ros1:
-        from rosbags.rosbag1 import Writer
-        writer = Writer(path)
-    else:
-        from rosbags.rosbag2 import StoragePlugin, Writer
-        writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP if kind == "mcap" else StoragePlugin.SQLITE3)
-    received = 1000.0 + 0.01 * np.arange(len(stamps)) if received is None else received
-    with writer:
-        conn = writer.add_connection("/joint_states", msgtype, typestore=ts)
-        for k, (sec, nanosec) in enumerate(stamps):
-            msg = _message(ts, 0, ["a", "b"], [0.1 * k, -0.1 * k], [1.0, 1.0], [2.0, 2.0], seq=k, ros1=ros1)
-            msg.header.stamp = ts.types["builtin_interfaces/msg/Time"](sec=sec, nanosec=nanosec)
-            data = ts.serialize_ros1(msg, msgtype) if ros1 else ts.serialize_cdr(msg, msgtype)
-            writer.write(conn, int(round(received[k] * 1e9)), data)
-    return path
 
 
 def _stamps(n=40, start=1000, step_ns=10_000_000):
@@ -62,7 +39,7 @@ def test_a_header_stamp_with_a_flipped_bit_of_its_seconds_is_a_damaged_message(t
     """One stamp's seconds with a bit flipped (message 12 of 40 at 100 Hz, or the first or the last): sorted to an
     end of the log with a note only, or (at an end) read as a gap of seconds before. Now a damaged message, named
     with its stamp and its neighbours', refused in one line, or dropped with skip_bad_rows=True."""
-    path = _write(_bag(tmp_path, kind, "flipped"), kind, _flipped(_stamps(), k, bit))
+    path = _write_stamped(_bag(tmp_path, kind, "flipped"), kind, _flipped(_stamps(), k, bit))
     with pytest.raises(DataError, match=rf"topic /joint_states: message {k}: damaged JointState \(header stamp "
                                         rf"{shown}.* from the messages? received next to it .* times the topic's "
                                         r"typical step: a damaged stamp\)") as refused:
@@ -80,18 +57,18 @@ def test_stamps_of_one_publisher_read_as_before(tmp_path, kind):
     message received after a pause: no stamp is damaged; read as before."""
     stamps = _stamps()
     swapped = stamps[:10] + [stamps[11], stamps[10]] + stamps[12:]
-    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "swapped"), kind, swapped), joints=["a", "b"])
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "swapped"), kind, swapped), joints=["a", "b"])
     assert traj.t.size == 40 and traj.skipped == () and "1 messages out of order" in " ".join(traj.notes)
     later = [(sec + 5 * (k > 0), ns) for k, (sec, ns) in enumerate(stamps)]
     received = 1000.0 + 0.01 * np.arange(40) + 5.0 * (np.arange(40) > 0)
-    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "restart"), kind, later, received), joints=["a", "b"])
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "restart"), kind, later, received), joints=["a", "b"])
     assert traj.t.size == 40 and traj.t[1] - traj.t[0] > 5
     sim = stamps[:20] + [(5 + k // 100, 10_000_000 * (k % 100)) for k in range(20)]
-    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "sim"), kind, sim), joints=["a", "b"])
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "sim"), kind, sim), joints=["a", "b"])
     assert traj.t.size == 40 and traj.t[0] == 5.0 and traj.skipped == ()       # sorted, as before
     last = stamps[:39] + [(1030, 0)]
     received = np.append(1000.0 + 0.01 * np.arange(39), 1030.0)
-    traj = bp.read_trajectory(_write(_bag(tmp_path, kind, "last"), kind, last, received), joints=["a", "b"])
+    traj = bp.read_trajectory(_write_stamped(_bag(tmp_path, kind, "last"), kind, last, received), joints=["a", "b"])
     assert traj.t.size == 40 and traj.t[-1] == 1030.0
 
 
@@ -102,12 +79,12 @@ def test_a_receive_time_apart_at_an_end_is_a_damaged_message(tmp_path, kind):
     stamps = _stamps()
     received = 1000.0 + 0.01 * np.arange(40)
     received[-1] += 64
-    path = _write(_bag(tmp_path, kind, "received"), kind, stamps, received)
+    path = _write_stamped(_bag(tmp_path, kind, "received"), kind, stamps, received)
     with pytest.raises(DataError, match=r"message 39: damaged JointState \(receive time 1064.39 s, 64.01 s from the "
                                         r"message received next to it \(1000.38 s\), .*: a damaged time\)"):
         bp.read_trajectory(path, joints=["a", "b"], clock="receive")
     assert bp.read_trajectory(path, joints=["a", "b"]).t.size == 40       # its header stamps are right
-    path = _write(_bag(tmp_path, kind, "unstamped"), kind, [(0, 0)] * 40, received)
+    path = _write_stamped(_bag(tmp_path, kind, "unstamped"), kind, [(0, 0)] * 40, received)
     assert abs(bp.read_trajectory(path, joints=["a", "b"]).t[-1] - received[-1]) < 1e-6
 
 
@@ -204,39 +181,19 @@ def test_a_byte_flipped_in_a_page_of_our_parquet_log_refused(tmp_path):
 
 # -- two publishers on one topic: the whole log, and one publisher's samples near the Nyquist rate ---------------------
 
-def _stream(t, q):
-    from baseparam.identification import _bags
-    return _bags._Stream("/joint_states", tuple(f"j{k}" for k in range(q.shape[1])), t, t, np.arange(t.size),
-                         {"position": q})
-
-
-def _refused(t, q):
-    from baseparam.identification import _bags
-    try:
-        _bags._refuse_interleaved_publishers(_stream(t, q), "position", [f"j{k}" for k in range(q.shape[1])], "log")
-    except DataError as error:
-        return str(error)
-    return None
-
-
-def _arm(t, n=6, speed=1.0):
-    """A smooth motion of ``n`` joints (rad)."""
-    return np.stack([np.sin((0.4 + 0.23 * k) * speed * t + k) + 0.5 * np.sin((1.1 + 0.17 * k) * speed * t)
-                     for k in range(n)], axis=1)
-
-
 def test_a_second_publisher_late_in_a_long_log_refused():
     """A spike of noise at message 100, then 30 000 messages of one driver, then a GUI's zeros at a quarter of its
     rate: only the 20 000 messages after the first spike were split into series, and the log read, exit 0. Now the
     whole log is judged, window after window."""
     t = 1.0 + 0.01 * np.arange(40_000)
-    q = _arm(t)
+    q = _motion(t)
     q[100, 0] += 0.05                  # one joint's spike of noise
     q[30_000::4] = 0.0                 # the GUI's zeros from message 30 000 on
-    refused = _refused(t, q)
-    assert refused and "alternate between two series of positions" in refused and "from t=300.99 s" in refused
-    q[30_000::4] = _arm(t)[30_000::4]   # the driver alone: read
-    assert _refused(t, q) is None
+    with pytest.raises(DataError, match=r"alternate between two series of positions \(of 10001 messages from "
+                                        r"t=300\.99 s, 7501 in one and 2500 in the other"):
+        _bags._refuse_interleaved_publishers(_stream(t, q), "position", [f"j{k}" for k in range(6)], "log")
+    q[30_000::4] = _motion(t)[30_000::4]   # the driver alone: read
+    assert not _refused(t, q)
 
 
 @pytest.mark.parametrize("fraction", [0.9, 0.95, 0.99])
@@ -246,12 +203,12 @@ def test_a_joint_vibrating_near_the_nyquist_rate_is_one_publisher(fraction, ampl
     about a slow envelope): refused as two publishers at 0.99 (rv10's find). A gripper joint toggled at every sample
     too. One motion is seen in the other joints, and the messages pass between the two series on one clock."""
     t = 1.0 + 0.01 * np.arange(5000)
-    q = 0.1 * _arm(0.05 * t)
+    q = 0.1 * _motion(0.05 * t)
     q[:, 2] += amplitude * np.sin(np.pi * fraction * 100 * (t - 1))
-    assert _refused(t, q) is None
-    gripper = np.append(0.1 * _arm(0.05 * t), 0.04 * (np.arange(t.size) % 2)[:, None], axis=1)
-    assert _refused(t, gripper) is None
-    assert _refused(t + 1e-3 * np.random.default_rng(1).random(t.size), gripper) is None      # jittered stamps
+    assert not _refused(t, q)
+    gripper = np.append(0.1 * _motion(0.05 * t), 0.04 * (np.arange(t.size) % 2)[:, None], axis=1)
+    assert _refused(t, gripper) is False
+    assert _refused(t + 1e-3 * np.random.default_rng(1).random(t.size), gripper) is False      # jittered stamps
 
 
 def test_publishers_interleaved_on_one_clock_or_two_still_refused():
@@ -259,14 +216,14 @@ def test_publishers_interleaved_on_one_clock_or_two_still_refused():
     at the same rate half a period apart, and a second driver 3 ms after the first whose one joint parked at the
     same angle agrees (3 ms into one series, 7 ms back: two clocks)."""
     t = 1.0 + 0.01 * np.arange(5000)
-    q = 0.1 * _arm(0.05 * t)
+    q = 0.1 * _motion(0.05 * t)
     q[::2] = 0.0
     assert _refused(t, q)
     both = np.sort(np.concatenate([t, t + 0.005]))
     arms = np.empty((both.size, 6))
-    arms[0::2], arms[1::2] = _arm(t), _arm(t + 0.4)
+    arms[0::2], arms[1::2] = _motion(t), _motion(t + 0.4)
     assert _refused(both, arms)
     both = np.sort(np.concatenate([t, t + 0.003]))
-    arms[0::2], arms[1::2] = _arm(t), _arm(t + 0.4)
+    arms[0::2], arms[1::2] = _motion(t), _motion(t + 0.4)
     arms[:, 5] = 0.3
     assert _refused(both, arms)
