@@ -227,3 +227,50 @@ def test_publishers_interleaved_on_one_clock_or_two_still_refused():
     arms[0::2], arms[1::2] = _motion(t), _motion(t + 0.4)
     arms[:, 5] = 0.3
     assert _refused(both, arms)
+
+
+# -- a joint name with a flipped bit in one message ------------------------------------------------------------------
+
+def _named(tmp_path, kind, label, names_at):
+    """A bag of /joint_states: 200 messages naming a, b, c at 100 Hz, message k naming ``names_at.get(k)`` instead,
+    positions of one motion (joint k's, whatever its name)."""
+    from test_logs import write_bag
+
+    t = 1.0 + 0.01 * np.arange(200)
+    q = np.stack([np.sin(t), np.cos(t), 0.5 * t], axis=1)
+    messages = [(int(round(x * 1e9)), int(round(x * 1e9)), names_at.get(k, ["a", "b", "c"]), list(q[k]), [], [])
+                for k, x in enumerate(t)]
+    return write_bag(_bag(tmp_path, kind, label), kind, {"/joint_states": messages}), q
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_joint_name_a_byte_off_in_one_message_is_a_damaged_message(tmp_path, kind):
+    """One message naming b as 'q', or c as 'C' (a bit flipped): read as a stream of joints a, q, c of its own, dropped
+    with a note only ("1 messages … not used"), the log one sample short without a word of damage. Now a damaged
+    message, refused in one line or dropped and listed."""
+    for wrong, names, right in (("q", ["a", "q", "c"], "b"), ("C", ["a", "b", "C"], "c")):
+        path, q = _named(tmp_path, kind, wrong, {57: names})
+        with pytest.raises(DataError, match=rf"topic /joint_states: message 57: damaged JointState \(joint name "
+                                            rf"{wrong} where the topic's 199 other messages name {right} \(a damaged "
+                                            r"name\)\)"):
+            bp.read_trajectory(path, joints=["a", "b", "c"])
+        traj = bp.read_trajectory(path, joints=["a", "b", "c"], skip_bad_rows=True)
+        assert [k for k, _ in traj.skipped] == [57] and np.array_equal(traj.q, np.delete(q, 57, axis=0))
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_few_messages_of_other_joints_read_as_before(tmp_path, kind):
+    """Two messages naming a, b, d (d a byte off c) with other positions (another publisher), or naming a, b, e2
+    (two bytes off): not damage; their messages are left out with a note, as before."""
+    for label, names, shift in (("other", ["a", "b", "d"], 0.3), ("far", ["a", "b", "e2"], 0.0)):
+        path, q = _named(tmp_path, kind, label, {20: names, 21: names})
+        if shift:
+            from test_logs import write_bag
+            t = 1.0 + 0.01 * np.arange(200)
+            moved = q.copy()
+            moved[20:22, :2] += shift
+            messages = [(int(round(x * 1e9)), int(round(x * 1e9)), names if k in (20, 21) else ["a", "b", "c"],
+                         list(moved[k]), [], []) for k, x in enumerate(t)]
+            path = write_bag(_bag(tmp_path, kind, "moved"), kind, {"/joint_states": messages})
+        traj = bp.read_trajectory(path, joints=["a", "b", "c"])
+        assert traj.t.size == 198 and traj.skipped == () and any("not used" in n for n in traj.notes)

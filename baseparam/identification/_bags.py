@@ -114,7 +114,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     for name in topics:
         refuse_foreign_definition(name, raw[name], source)
         s, d = _decode_topic(name, raw[name])
-        streams += s
+        streams += _without_damaged_names(s, d)
         damaged += d
     # on the chosen clock, messages out of the recorder's order among the damaged ones
     streams = [_with_clock(s, clock, source, notes, damaged) for s in streams]
@@ -263,6 +263,58 @@ def _decode_topic(topic, entry):
                                np.concatenate(order), arrays))
     damaged.sort(key=lambda d: (d[0], d[1]))
     return streams, damaged
+
+
+_FEW_NAMING = 3         # messages at most naming a joint as no other message does: a damaged name, if a character off
+
+
+def _without_damaged_names(streams, damaged):
+    """The streams of one topic (:func:`_decode_topic`) without those of at most :data:`_FEW_NAMING` messages whose
+    joint names are another stream's of 100 times as many messages but for one name a character off (a bit flipped in
+    it), their other joints' positions agreeing with that stream's (:func:`_worst_disagreement`); their messages are
+    appended to ``damaged`` (topic, index, reason). Such a message was read as a stream of its own joints and dropped
+    with a note only (a sample of the log lost without a word of damage). A publisher of other joints (a gripper's, a
+    second arm's) names them in many messages, or names no joint of the other stream, or gives other positions."""
+    largest = {}             # per count of names and fields: the stream of most messages (one pass: a damaged file
+    for s in streams:        # may hold as many streams as messages)
+        key = (len(s.names), tuple(s.arrays))
+        if key not in largest or s.order.size > largest[key].order.size:
+            largest[key] = s
+    kept = []
+    for s in streams:
+        main = largest[(len(s.names), tuple(s.arrays))]
+        name = _one_name_off(s, main) if main is not s else None
+        if name is None:
+            kept.append(s)
+            continue
+        reason = (f"joint name {shown_name(name[0])} where the topic's {counted(main.order.size, 'other messages')} "
+                  f"name {shown_name(name[1])} (a damaged name)")
+        damaged += [(s.topic, int(index), reason) for index in s.order]
+    return kept
+
+
+def _one_name_off(stream, main):
+    """(its name, the main stream's) when ``stream`` is a few messages of ``main``'s joints but for one name a
+    character off, their shared joints' positions agreeing (:func:`_without_damaged_names`), else None."""
+    if main is None or stream.order.size > _FEW_NAMING or main.order.size < 100 * stream.order.size:
+        return None
+    own, theirs = set(stream.names) - set(main.names), set(main.names) - set(stream.names)
+    shared = [j for j in stream.names if j in main.names]
+    key = "position"
+    if len(own) != 1 or len(theirs) != 1 or not shared or any(s.arrays.get(key) is None for s in (stream, main)):
+        return None
+    name, other = own.pop(), theirs.pop()
+    if not _one_character_off(name, other):
+        return None
+    inside = (stream.stamps >= main.stamps.min()) & (stream.stamps <= main.stamps.max())
+    if not inside.all() or _worst_disagreement(main, stream, shared, key) is not None:
+        return None
+    return name, other
+
+
+def _one_character_off(a, b):
+    """Whether the names ``a`` and ``b`` are of one length and differ in one character."""
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
 
 
 def _definition_lines(msgdef):
