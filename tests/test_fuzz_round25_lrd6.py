@@ -225,9 +225,9 @@ def test_a_dense_attribute_beside_an_attribute_of_17_mib_read(tmp_path):
 
 # -- a header stamp of a second or more of nanoseconds -----------------------------------------------------------------
 
-def _write_stamped(path, kind, stamps):
+def _write_stamped(path, kind, stamps, received=None):
     """A bag of /joint_states (joints a, b) written by rosbags' writers, message k stamped ``stamps[k]`` = (sec,
-    nanosec) as given (not normalized), received 10 ms apart."""
+    nanosec) as given (not normalized), received at ``received[k]`` s (10 ms apart from 1 s by default)."""
     from test_logs import _message, _typestore
 
     ros1, msgtype = kind == "ros1", "sensor_msgs/msg/JointState"
@@ -244,7 +244,8 @@ def _write_stamped(path, kind, stamps):
             msg = _message(ts, 0, ["a", "b"], [0.1 * k, -0.1 * k], [1.0, 1.0], [2.0, 2.0], seq=k, ros1=ros1)
             msg.header.stamp = ts.types["builtin_interfaces/msg/Time"](sec=sec, nanosec=nanosec)
             data = ts.serialize_ros1(msg, msgtype) if ros1 else ts.serialize_cdr(msg, msgtype)
-            writer.write(conn, 1_000_000_000 + 10_000_000 * k, data)
+            writer.write(conn, 1_000_000_000 + 10_000_000 * k if received is None else int(round(received[k] * 1e9)),
+                         data)
     return path
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._checks import counted, shown
+from .._numbers import distinct_seconds
 from .._warnings import warn
 from ..errors import DataError, DataWarning, printable
 from ._bag_files import read_raw
@@ -53,7 +54,7 @@ from ._columns import (SHOWN_NAMES, _check_fields, _normalize_map, matched_joint
                        shown_names, torque_excluded)
 from .._validation import check_option, comma_list
 from ._record import CLOCKS, MAX_VALUES, _one_line
-from ._rows import _finish, _Table, _time_problems
+from ._rows import _finish, _Table, _time_problems, apart_ends
 
 # Message fields of a JointState and the trajectory field each gives by default.
 DEFAULT_FIELDS = {"q": "position", "qd": "velocity", "tau": "effort"}
@@ -113,7 +114,7 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     for name in topics:
         refuse_foreign_definition(name, raw[name], source)
         s, d = _decode_topic(name, raw[name])
-        streams += s
+        streams += _without_damaged_names(s, d)
         damaged += d
     # on the chosen clock, messages out of the recorder's order among the damaged ones
     streams = [_with_clock(s, clock, source, notes, damaged) for s in streams]
@@ -153,7 +154,8 @@ def read_bag(path, source, *, topic=None, columns=None, gains=None, skip_bad_row
     where = {f: f" (topic {base.topic})" for f in data}
     gains = _check_fields(source, {f: (1 if f == "t" else a.shape[1]) for f, a in data.items()}, gains, n_dof)
     data["t"] = data["t"][:, None]
-    table = _Table(source, "message", base.order[ids], data, problems, where)
+    # times apart at its ends judged on the streams, with both clocks (_times_apart)
+    table = _Table(source, "message", base.order[ids], data, problems, where, apart_ends=False)
     return _finish(table, gains, skip_bad_rows, joint_names=tuple(names), notes=tuple(notes))
 
 
@@ -261,6 +263,58 @@ def _decode_topic(topic, entry):
                                np.concatenate(order), arrays))
     damaged.sort(key=lambda d: (d[0], d[1]))
     return streams, damaged
+
+
+_FEW_NAMING = 3         # messages at most naming a joint as no other message does: a damaged name, if a character off
+
+
+def _without_damaged_names(streams, damaged):
+    """The streams of one topic (:func:`_decode_topic`) without those of at most :data:`_FEW_NAMING` messages whose
+    joint names are another stream's of 100 times as many messages but for one name a character off (a bit flipped in
+    it), their other joints' positions agreeing with that stream's (:func:`_worst_disagreement`); their messages are
+    appended to ``damaged`` (topic, index, reason). Such a message was read as a stream of its own joints and dropped
+    with a note only (a sample of the log lost without a word of damage). A publisher of other joints (a gripper's, a
+    second arm's) names them in many messages, or names no joint of the other stream, or gives other positions."""
+    largest = {}             # per count of names and fields: the stream of most messages (one pass: a damaged file
+    for s in streams:        # may hold as many streams as messages)
+        key = (len(s.names), tuple(s.arrays))
+        if key not in largest or s.order.size > largest[key].order.size:
+            largest[key] = s
+    kept = []
+    for s in streams:
+        main = largest[(len(s.names), tuple(s.arrays))]
+        name = _one_name_off(s, main) if main is not s else None
+        if name is None:
+            kept.append(s)
+            continue
+        reason = (f"joint name {shown_name(name[0])} where the topic's {counted(main.order.size, 'other messages')} "
+                  f"name {shown_name(name[1])} (a damaged name)")
+        damaged += [(s.topic, int(index), reason) for index in s.order]
+    return kept
+
+
+def _one_name_off(stream, main):
+    """(its name, the main stream's) when ``stream`` is a few messages of ``main``'s joints but for one name a
+    character off, their shared joints' positions agreeing (:func:`_without_damaged_names`), else None."""
+    if main is None or stream.order.size > _FEW_NAMING or main.order.size < 100 * stream.order.size:
+        return None
+    own, theirs = set(stream.names) - set(main.names), set(main.names) - set(stream.names)
+    shared = [j for j in stream.names if j in main.names]
+    key = "position"
+    if len(own) != 1 or len(theirs) != 1 or not shared or any(s.arrays.get(key) is None for s in (stream, main)):
+        return None
+    name, other = own.pop(), theirs.pop()
+    if not _one_character_off(name, other):
+        return None
+    inside = (stream.stamps >= main.stamps.min()) & (stream.stamps <= main.stamps.max())
+    if not inside.all() or _worst_disagreement(main, stream, shared, key) is not None:
+        return None
+    return name, other
+
+
+def _one_character_off(a, b):
+    """Whether the names ``a`` and ``b`` are of one length and differ in one character."""
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
 
 
 def _definition_lines(msgdef):
@@ -461,7 +515,8 @@ def _with_clock(stream, clock, source, notes, damaged=None):
     are (:func:`._rows._time_problems`): appended to ``damaged`` as (topic, index, reason) and left out, or, when
     ``damaged`` is None, refused in one line. (rosbags gives a bag's messages sorted by time; a sqlite3 bag's are
     numbered in its rows' order, a ROS 1 bag's in its chunks' and their index data's: ``_bag_files``.) A header
-    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`)."""
+    stamp left zero after stamped messages is damaged alike (:func:`_unset_stamps`), and so is a time far from the
+    messages received next to it (:func:`_times_apart`)."""
     if clock == "header" and not stream.stamps.any():
         notes.append(f"{source}: topic {stream.topic}: header stamps all zero; its receive times are used")
         clock = "receive"
@@ -469,6 +524,7 @@ def _with_clock(stream, clock, source, notes, damaged=None):
         stream = _receive_order(stream, source, damaged)
     else:
         stream = _unset_stamps(stream, source, damaged)
+    stream = _times_apart(stream, clock, source, damaged)
     times = stream.stamps if clock == "header" else stream.received
     if (times[1:] >= times[:-1]).all():          # in order already (the usual case): no copies
         return replace(stream, stamps=times, clock=clock)
@@ -515,7 +571,8 @@ def _receive_order(stream, source, damaged):
     files = np.argsort(stream.order, kind="stable")
     if (np.diff(stream.received[files]) >= 0).all():
         return stream
-    table = _Table(source, "message", stream.order[files], {"t": stream.received[files, None]}, [], {})
+    table = _Table(source, "message", stream.order[files], {"t": stream.received[files, None]}, [], {},
+                   apart_ends=False)          # its ends judged with the header stamps: _times_apart
     late = {int(stream.order[files[r]]): f"receive time out of the recorder's order: {reason}"
             for r, reason in _time_problems(table, np.ones(files.size, dtype=bool)).items()
             if "duplicate" not in reason}    # one time twice is no order: refused later, on either clock
@@ -546,6 +603,74 @@ def _unset_stamps(stream, source, damaged):
         raise DataError(f"{source}: topic {stream.topic}: message {int(indices[0])}: {reason}")
     damaged += [(stream.topic, int(index), reason) for index in indices]
     return _messages(stream, ~np.isin(stream.order, indices))
+
+
+# A header stamp this many times its two neighbours' own step (two typical steps) from each of them, out and back,
+# is damaged (:func:`_out_and_back`): 0.4 s at 100 Hz; a publisher's stamps in receive order jitter by a few steps.
+_OUT_AND_BACK = 20
+# A step of a clock beyond this many of its typical (median) steps is a pause on that clock (:func:`_times_apart`).
+_PAUSE = 10
+
+
+def _times_apart(stream, clock, source, damaged):
+    """The stream without the messages whose time on ``clock`` is far from those received next to it
+    (:func:`_with_clock`), found in the topic's file order (the order the recorder received them).
+
+    A bit flipped in a header stamp's seconds moved its message 8 s to 10⁹ s away: sorted to an end of the log with a
+    note only, or, within a second's nanoseconds, among messages of another instant. A header stamp is damaged when
+    it is more than :data:`_OUT_AND_BACK` times both the stream's typical step and its two neighbours' own step from
+    each of them, on one side of both (out and back): one publisher's stamps follow its receive order, give or take
+    the transport's jitter of a few steps; a clock restart stays where it went. At either end of the file, with one
+    neighbour, the time must be apart (:func:`._rows.apart_ends`) on its clock while the other clock (receive
+    times, or the header stamps of a stream read on receive times) shows no pause there (:data:`_PAUSE`): the
+    recorder received it among the others (a driver restarted after its first message is a pause on both clocks,
+    read as before). Damaged messages are appended to ``damaged`` and left out, or refused when it is None."""
+    files = np.argsort(stream.order, kind="stable")
+    times, other = ((stream.stamps, stream.received) if clock == "header" else (stream.received, stream.stamps))
+    times, other = times[files], other[files]
+    apart = list(_out_and_back(times)) if clock == "header" else []
+    if other.any():
+        apart += [k for k in apart_ends(times) if not _pause_at(other, k)]
+    if not apart:
+        return stream
+    indices = {int(stream.order[files[k]]): _time_far(times, k, clock) for k in apart}
+    if damaged is None:
+        index = min(indices)
+        raise DataError(f"{source}: topic {stream.topic}: message {index}: {indices[index]}")
+    damaged += [(stream.topic, index, reason) for index, reason in sorted(indices.items())]
+    return _messages(stream, ~np.isin(stream.order, list(indices)))
+
+
+def _out_and_back(times):
+    """Positions of the times (M,), in the recorder's order, each more than :data:`_OUT_AND_BACK` times both the
+    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`)."""
+    if times.size < 3:
+        return np.zeros(0, dtype=np.int64)
+    steps = np.diff(times)
+    out, back = steps[:-1], steps[1:]
+    span = np.maximum(np.abs(times[2:] - times[:-2]), np.median(np.abs(steps)))
+    far = np.minimum(np.abs(out), np.abs(back))
+    return np.flatnonzero((np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0)) + 1
+
+
+def _pause_at(times, k):
+    """Whether the times (M,) pause at their end ``k`` (0 or the last): a step there beyond :data:`_PAUSE` typical
+    steps."""
+    steps = np.abs(np.diff(times))
+    return bool((steps[0] if k == 0 else steps[-1]) > _PAUSE * np.median(steps))
+
+
+def _time_far(times, k, clock):
+    """The reason, one phrase, that the time ``k`` of ``times`` (M,) in the recorder's order, on ``clock``, is
+    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps."""
+    near = [j for j in (k - 1, k + 1) if 0 <= j < times.size]
+    shown_times = distinct_seconds(times[k], *times[near])
+    gap = min(abs(times[k] - times[j]) for j in near)
+    steps = gap / np.median(np.abs(np.diff(times)))
+    what = "header stamp" if clock == "header" else "receive time"
+    return (f"{what} {shown_times[0]} s, {gap:.4g} s from the message{'s' if len(near) > 1 else ''} received next to "
+            f"it ({', '.join(x + ' s' for x in shown_times[1:])}), {steps:.3g} times the topic's typical step: a "
+            f"damaged {what.split()[-1]}")
 
 
 def _exact_times(stream, extra, notes, source):
@@ -735,9 +860,10 @@ def _field_key(entry):
 _SERIES_GAP = 1e-2      # rad or m: two series of one joint's positions closer than this are not told from its steps
 _MIN_RETURNS = 3        # returns to a series left: a publisher's restart leaves one series for the next, never back
 _GAP_TO_STEPS = 10      # a joint's series apart by this many times their typical steps: not one motion's samples
-_SPLIT_WINDOW = 20_000  # messages split into series, from the first spike: two publishers interleave all along
+_SPLIT_WINDOW = 20_000  # messages split into series at a time, window after window over the whole log
 _SPIKE_ROWS = 1 << 16   # messages looked at for spikes at a time
 _NEAR_INTERVALS = 4     # a series' messages this many of its typical intervals apart: it runs between them
+_ONE_CLOCK = 0.2        # typical intervals into and out of a series this close (relative): one publisher's clock
 
 
 def _refuse_interleaved_publishers(stream, key, joints, source):
@@ -747,28 +873,44 @@ def _refuse_interleaved_publishers(stream, key, joints, source):
     alternating between the motion and zeros, exit 0. A ROS 2 bag keeps no publisher per message, so the series are
     told apart by their values (:func:`_two_series`), then refused when a joint's series, where both run, are
     typically apart by more than :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times their typical steps
-    (:func:`_series_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
+    (:func:`_joints_apart`). A publisher restarted (one series after the other), one motion from two publishers (one
     series), a continuous joint wrapping at ±π and a motion sampled coarsely (its series' steps as large as their
-    gap) are read as one stream."""
+    gap) are read as one stream; so are a joint vibrating near the Nyquist rate and a gripper toggled at every sample
+    (:func:`_one_publisher`). The whole log is judged, a window of :data:`_SPLIT_WINDOW` messages at a time, each
+    from before the first spike after the last (:func:`_spikes`): the cost grows with the log's length, the memory
+    with the window's (judging one window alone would miss a second publisher later in a log, or after a joint's
+    spike of noise)."""
     stream = _positions_of(stream, key, joints)
     if stream is None or stream.order.size < 2 * _MIN_RETURNS + 2:
         return
-    spikes = _spikes(stream.arrays[key])
-    if spikes.size < _MIN_RETURNS:
+    values, start = stream.arrays[key], 0
+    while start < values.shape[0] - 2:
+        spikes = _spikes(values[start:start + _SPLIT_WINDOW])
+        if spikes.size:         # a window from before its first spike: a second publisher's messages from there on
+            start += int(spikes[0])
+            _refuse_two_series(_messages(stream, slice(start, start + _SPLIT_WINDOW)), key, source)
+        start += _SPLIT_WINDOW
+
+
+def _refuse_two_series(window, key, source):
+    """DataError when the messages ``window`` (of one stream, in time order) split into two series of positions
+    ``key`` apart (:func:`_refuse_interleaved_publishers`)."""
+    values = window.arrays[key]
+    if _spikes(values).size < _MIN_RETURNS:
         return
-    window = _messages(stream, slice(int(spikes[0]), int(spikes[0]) + _SPLIT_WINDOW))   # from before the first spike
-    series = _two_series(window.arrays[key])
+    series = _two_series(values)
     if series is None:
         return
     first, second = (_messages(window, series == k) for k in (0, 1))
-    worst = _series_apart(first, second, stream.names, key)
-    if worst is not None:
-        j, gap, steps = worst
-        raise DataError(f"{source}: topic {printable(stream.topic)}: its messages naming "
-                        f"{shown_names(list(stream.names))} alternate between two series of positions (of "
-                        f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
-                        f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
-                        f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
+    apart = _joints_apart(first, second, window.names, key)
+    if not apart or _one_publisher(series, window.stamps, apart, window.names):
+        return
+    j, gap, steps = max(apart, key=lambda entry: entry[1] / max(entry[2], np.finfo(float).tiny))
+    raise DataError(f"{source}: topic {printable(window.topic)}: its messages naming "
+                    f"{shown_names(list(window.names))} alternate between two series of positions (of "
+                    f"{counted(window.order.size, 'messages')} from t={window.stamps[0]:.9g} s, "
+                    f"{first.order.size} in one and {second.order.size} in the other; joint {shown_name(j)}: "
+                    f"typically {gap:.6g} apart, in steps of {steps:.3g}); {_ONE_PUBLISHER}")
 
 
 def _positions_of(stream, key, joints):
@@ -798,42 +940,70 @@ def _two_series(values):
     """Each message's series (0 or 1, (M,)) when the positions ``values`` (M, n, in time order) split into two
     series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
     last positions are nearest (the largest joint's gap), the second started by the first message more than
-    :data:`_SERIES_GAP` from the first's. Python floats: a message at a time, a few µs each."""
-    rows = values.tolist()
-    last, series = [rows[0], None], bytearray(len(rows))
+    :data:`_SERIES_GAP` from the first's. One of the two is the message before's, its gaps taken in numpy
+    (:func:`_largest_gaps`); the other's in Python floats, a message at a time (about 2 µs)."""
+    rows, before = values.tolist(), _largest_gaps(values).tolist()
+    last, series, current = [0, -1], bytearray(len(rows)), 0
     for k in range(1, len(rows)):
-        row = rows[k]
-        gap = max([abs(x - y) for x, y in zip(row, last[0])])
-        if last[1] is None:
-            nearest = int(gap > _SERIES_GAP)
+        other = last[1 - current]
+        if other < 0:                   # the first series alone so far: the message before is its last
+            nearest = int(before[k] > _SERIES_GAP)
         else:
-            nearest = int(max([abs(x - y) for x, y in zip(row, last[1])]) < gap)
-        last[nearest] = row
-        series[k] = nearest
+            gap = max([abs(x - y) for x, y in zip(rows[k], rows[other])])
+            first, second = (before[k], gap) if current == 0 else (gap, before[k])
+            nearest = int(second < first)
+        last[nearest], current, series[k] = k, nearest, nearest
     series = np.frombuffer(series, dtype=np.uint8)
     returns = int((np.diff(series) != 0).sum()) // 2
     return series if returns >= _MIN_RETURNS and min(np.bincount(series, minlength=2)) >= _MIN_RETURNS else None
 
 
-def _series_apart(first, second, names, key):
-    """(joint, median gap, median steps) of the joint whose two series (streams ``first`` and ``second`` of one
-    topic) are furthest apart for their steps, when the median gap between ``second``'s positions and ``first``'s
-    interpolated at its times (where ``first`` runs, :func:`_beside`; unwrapped, then modulo 2π, a continuous joint's
-    angle wrapped at ±π being one position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of
-    the two series' median steps; else None. Medians: a motion sampled coarsely splits into series of its highs and
-    lows, apart by about their own steps, where two publishers' series are apart by far more than theirs."""
+def _largest_gaps(values):
+    """Each message's largest joint gap to the message before (M,; 0 for the first), as Python's ``max`` of the gaps
+    gives it: a NaN first among them kept, after another skipped (``max([nan, 1])`` is nan, ``max([1, nan])`` 1)."""
+    gaps = np.abs(np.diff(values, axis=0))
+    largest = np.zeros(len(values))
+    if len(values) > 1:
+        largest[1:] = gaps.max(axis=1) if not np.isnan(gaps).any() else [max(row) for row in gaps.tolist()]
+    return largest
+
+
+def _joints_apart(first, second, names, key):
+    """[(joint, median gap, median steps)] of the joints whose two series (streams ``first`` and ``second`` of one
+    topic) are apart for their steps: the median gap between ``second``'s positions and ``first``'s interpolated at
+    its times (where ``first`` runs, :func:`_beside`; unwrapped, then modulo 2π, a continuous joint's angle wrapped
+    at ±π being one position) exceeds :data:`_SERIES_GAP` and :data:`_GAP_TO_STEPS` times the sum of the two series'
+    median steps. Medians: a motion sampled coarsely splits into series of its highs and lows, apart by about their
+    own steps, where two publishers' series are apart by far more than theirs."""
     inside = _beside(second.stamps, first.stamps)
     if inside.sum() < _MIN_RETURNS:
-        return None
-    worst, ratio = None, 0.0
+        return []
+    apart = []
     for k, j in enumerate(names):
         mine, theirs = first.arrays[key][:, k], second.arrays[key][:, k]
         gaps = np.abs(theirs[inside] - _interp(second.stamps[inside], first.stamps, _unwrapped(mine)))
         gap = _finite_median(np.abs(gaps - 2 * np.pi * np.round(gaps / (2 * np.pi))))
         steps = sum(_finite_median(np.abs(np.diff(v))) for v in (mine, theirs))
-        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps and gap > ratio * steps:
-            worst, ratio = (j, gap, steps), gap / max(steps, np.finfo(float).tiny)
-    return worst
+        if gap > _SERIES_GAP and gap > _GAP_TO_STEPS * steps:
+            apart.append((j, gap, steps))
+    return apart
+
+
+def _one_publisher(series, stamps, apart, names):
+    """Whether the two series of messages ``series`` (M,) at ``stamps`` (M,) are one publisher's samples: some joint
+    of ``names`` is not among those ``apart`` (one motion seen in it), and the messages pass from one series to the
+    other and back after about the same typical interval (one clock; two publishers' messages interleave at their own
+    rates and offsets: 3 ms into one, 7 ms back). A joint vibrating at 0.9 to 0.99 of the Nyquist rate (samples of
+    alternate sign about a slow envelope), a gripper toggled at every sample: refused before."""
+    if len(apart) == len(names):
+        return False
+    changes = np.flatnonzero(series[1:] != series[:-1])
+    intervals = np.diff(stamps)[changes]
+    into, back = (intervals[series[changes] == k] for k in (0, 1))
+    if into.size < _MIN_RETURNS or back.size < _MIN_RETURNS:
+        return False
+    a, b = _finite_median(into), _finite_median(back)
+    return min(a, b) > 0 and abs(a - b) <= _ONE_CLOCK * max(a, b)      # two publishers' equal stamps: no clock
 
 
 def _beside(times, others):

@@ -70,8 +70,9 @@ def _npz_size(arrays):
 
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
-    ``metadata`` in the schema; atomically, encoded in memory first: its size is checked against the free space before
-    the write (:func:`~baseparam._atomic.write_bytes`)."""
+    ``metadata`` in the schema, each page with its CRC (a byte flipped in a page is refused when read, not read as
+    another value: :func:`._parquet.open_parquet`); atomically, encoded in memory first: its size is checked against
+    the free space before the write (:func:`~baseparam._atomic.write_bytes`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -81,7 +82,7 @@ def _write_parquet(path, t, fields, metadata):
         columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
     table = pa.table(columns).replace_schema_metadata(metadata)
     encoded = pa.BufferOutputStream()
-    pq.write_table(table, encoded)
+    pq.write_table(table, encoded, write_page_checksum=True)
     write_bytes(path, memoryview(encoded.getvalue()), ".parquet")
 
 

@@ -31,6 +31,14 @@ class _Table:
     problems: list
     where: dict
     coarse_t: Optional[str] = None
+    apart_ends: bool = True
+
+
+# A first or last time stamp more than this many typical steps from the rest stands apart (:func:`apart_ends`).
+APART = 100
+# The steps next to an end taken as typical too: samples in bursts (three 0.2 ms apart, 5.6 ms to the next three)
+# have a median step far below their bursts' gaps.
+_APART_NEXT = 10
 
 
 def _value_problems(table):
@@ -56,19 +64,69 @@ def _value_problems(table):
 
 
 def _time_problems(table, ok, explain=None):
-    """{parsed row index: reason} for rows whose time stamp is out of order.
+    """{parsed row index: reason} for rows whose time stamp is out of order, or stands apart at an end.
 
-    Only rows in ``ok`` take part. First, time stamps that jump ahead and come back (see
-    :func:`_jumps_ahead`) are the bad rows, not the good rows after them. Then each remaining row
-    whose time is not after the last kept row's is bad: a stamp that jumps back (only that row), a
-    duplicate, or a restart of the clock (time goes back and stays back: every row after the
-    restart, as the kept first part is the only consistent one). With ``explain``, only the first
-    ``explain`` rows of that last kind get a full reason (an error shows one, counts the rest).
+    Only rows in ``ok`` take part: those out of order (:func:`_order_problems`), then, of the others, a first or
+    last time far from the rest (:func:`apart_ends`; unless ``table.apart_ends`` is False: a bag's stamps are
+    judged with its receive times, :func:`._bags._with_clock`). With ``explain``, only the first ``explain`` rows
+    that go back get a full reason (an error shows one, counts the rest).
     """
     rows = np.flatnonzero(ok)
     t = table.data["t"][rows, 0]
-    if t.size < 2 or (t[1:] > t[:-1]).all():
-        return {}
+    out = {} if t.size < 2 or (t[1:] > t[:-1]).all() else _order_problems(table, rows, t, explain)
+    if table.apart_ends:
+        kept = ~np.isin(rows, list(out))
+        rows, t = rows[kept], t[kept]
+        for i in apart_ends(t):
+            out[int(rows[i])] = _apart_reason(table, rows, t, i)
+    return out
+
+
+def apart_ends(t):
+    """Positions, among the first (0) and the last of the times ``t`` (M,) in their order, of those more than
+    :data:`APART` times both the median step and the largest of the next few steps from their neighbour.
+
+    A time far from the rest at an end has no second neighbour to tell it from a pause: inside the log a damaged
+    time goes back, or jumps ahead and back, and is found so (:func:`_order_problems`); at an end it reads as a
+    gap, its sample apart from the motion (a flipped sign of t[0]: 1 s read as -1 s, two seconds before the rest).
+    A log of that one sample, a pause, and the motion cannot be told from it, and is refused alike (one sample
+    cannot be filtered or differentiated: preprocessing leaves it out).
+    """
+    steps = np.abs(np.diff(t))
+    if steps.size < 2:
+        return []
+    typical = float(np.median(steps))
+    ends = []
+    if steps[0] > APART * max(typical, float(steps[1:1 + _APART_NEXT].max())):
+        ends.append(0)
+    if steps[-1] > APART * max(typical, float(steps[-1 - _APART_NEXT:-1].max())):
+        ends.append(t.size - 1)
+    return ends
+
+
+def _apart_reason(table, rows, t, i):
+    """Why the time of the end ``i`` of the kept ``rows`` (times ``t``) is a bad row: :func:`apart_ends`."""
+    k = 1 if i == 0 else i - 1
+    at, other = distinct_seconds(t[i], t[k])
+    where = "before" if i == 0 else "after"
+    return (f"time {at} s stands apart, {abs(t[i] - t[k]):.4g} s {where} {other} s on {table.unit} "
+            f"{table.ids[rows[k]]}, more than {APART} times the log's typical step {_typical_step(t):.3g} s "
+            "(a damaged time, or a sample cut off from the log)")
+
+
+def _typical_step(t):
+    return float(np.median(np.abs(np.diff(t))))
+
+
+def _order_problems(table, rows, t, explain):
+    """{parsed row index: reason} for the rows ``rows`` (times ``t``, not strictly increasing) out of order.
+
+    First, time stamps that jump ahead and come back (see :func:`_jumps_ahead`) are the bad rows, not the good
+    rows after them. Then each remaining row whose time is not after the last kept row's is bad: a stamp that
+    jumps back (only that row), a duplicate, or a restart of the clock (time goes back and stays back: every row
+    after the restart, as the kept first part is the only consistent one). With ``explain``, only the first
+    ``explain`` rows of that last kind get a full reason.
+    """
     out = {}
     ahead = _jumps_ahead(t)
     for i, prev, nxt in ahead:
