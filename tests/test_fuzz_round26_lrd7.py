@@ -121,7 +121,7 @@ def test_a_time_apart_at_an_end_of_a_file_refused(tmp_path, ext, end):
              r"time 17.398 s stands apart, 16 s after 1.396 s")
     with pytest.raises(DataError, match=rf"{unit} [0-9]+( \([a-z]+ t\))?: {shown} on {unit} "
                                         r".*more than 100 times the log's typical step 0.002 s \(a damaged time, or "
-                                        r"a sample cut off from the log\)$"):
+                                        r"a sample cut off from the log: skip_bad_rows=True leaves it out\)$"):
         bp.read_trajectory(path)
     traj = bp.read_trajectory(path, skip_bad_rows=True)
     assert traj.t.size == 199 and np.array_equal(traj.t, np.delete(t, end)) and len(traj.skipped) == 1

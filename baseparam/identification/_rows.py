@@ -111,7 +111,7 @@ def _apart_reason(table, rows, t, i):
     where = "before" if i == 0 else "after"
     return (f"time {at} s stands apart, {abs(t[i] - t[k]):.4g} s {where} {other} s on {table.unit} "
             f"{table.ids[rows[k]]}, more than {APART} times the log's typical step {_typical_step(t):.3g} s "
-            "(a damaged time, or a sample cut off from the log)")
+            "(a damaged time, or a sample cut off from the log: skip_bad_rows=True leaves it out)")
 
 
 def _typical_step(t):
