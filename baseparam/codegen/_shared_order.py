@@ -57,7 +57,7 @@ def latex(expr, memo, **settings):
 
 # -- SymPy's default order of a sum's terms, its sort keys kept in the memo ------------------------------------
 # Expr.as_ordered_terms() sorts the terms by their monomials in the sum's factors (its "generators"), which it sorts
-# by their sort keys; the sort key of a sum orders its terms in turn, so a nested sum was ordered again for every sum
+# by their sort keys; the sort key of a sum orders its terms in turn, so SymPy orders a nested sum again for every sum
 # above it (SymPy's cache of sort keys holds 1000; a 7-joint arm's equations have 26 000 subexpressions). The
 # functions below are SymPy 1.14's Expr.as_ordered_terms, Expr.as_terms, Expr.sort_key and Mul.as_ordered_factors
 # for order=None, each result kept in the memo; anything else (another order, a sum with an O() term) goes to SymPy.
