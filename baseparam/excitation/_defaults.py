@@ -14,7 +14,7 @@ PERIOD = 14.0
 HARMONICS = 7
 
 # ``baseparam excite``'s time budget (s) when --time-budget is left out (the library's design_excitation has none: a
-# caller chooses). Without one, a design on a slow machine ran on unbounded (kuka_lwr4.urdf 31.9 s, ur10e.urdf 121 s
+# caller chooses). Without one, a design on a slow machine runs on unbounded (kuka_lwr4.urdf 31.9 s, ur10e.urdf 121 s
 # under load). The starts stay those of no budget (4 per worker, at least 8), so that a search ending before it gives
 # the design it gave without one, to the bit; one it ends keeps the starts 0 … k−1 that finished and says so
 # (--starts k reproduces it).

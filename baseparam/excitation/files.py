@@ -140,7 +140,7 @@ def load_excitation(path) -> SavedExcitation:
     # the series' own size limit, said as this file's (FourierSeries would raise it as an argument's)
     _check_size(arrays["a"].shape, f"{source}: field coefficients.a", DataError)
     series = FourierSeries(period, arrays["q0"], arrays["a"], arrays["b"])
-    # the samples' own rule, said as this file's (an edited rate gave samples past the period, the last one
+    # the samples' own rule, said as this file's (an edited rate would give samples past the period, the last one
     # taken as at rest)
     sample_count(period, rate, f"{source}: field rate", DataError)
     return SavedExcitation(series, rate, series.sample(rate), str(doc.get("robot", "")), str(doc.get("criterion", "")),
