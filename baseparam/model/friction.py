@@ -238,9 +238,9 @@ def slopes_at(robot, qd, sign_width=None):
 
 
 def _checked(robot, qd, sign_width):
-    """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): a
-    non-robot was an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width`` of
-    the wrong length an IndexError and a zero one NaN."""
+    """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): else
+    a non-robot would be an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width``
+    of the wrong length an IndexError and a zero one NaN."""
     require_robot_below(robot)
     n = robot.n_dof
     arr = real_array("qd", qd)          # (its float copy within the memory budget)

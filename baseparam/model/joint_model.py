@@ -215,7 +215,7 @@ class Step:
 def joint_model(robot, k) -> JointModel:
     """The joint model of joint k (0-based): DH (standard or modified) or general (``urdf``)."""
     require_robot_below(robot)
-    if not (is_whole(k) and 0 <= k < robot.n_dof):      # a float or a str: a bare TypeError; -1: the last joint
+    if not (is_whole(k) and 0 <= k < robot.n_dof):      # else a float or a str: a bare TypeError; -1: the last joint
         raise ArgumentError(f"k: expected a joint index from 0 to {robot.n_dof - 1}, got {shown(k)}")
     j = robot.joints[k]
     motion = Factor("rotation" if j.is_revolute else "translation", "z", j.offset, variable=True,

@@ -211,7 +211,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     -------
     str
     """
-    require_robot(robot)        # a public name: anything else was an AttributeError
+    require_robot(robot)        # a public name: anything else would be an AttributeError
     if robot.is_floating:
         raise ArgumentError(f"{robot.name}: a floating base is not written as MJCF yet (a free joint with the "
                             "base body); use to_yaml")
