@@ -379,9 +379,9 @@ def _run_compiler(command):
     """Run the compiler ``command`` in a process group of its own; its exit status.
 
     Stopped (Ctrl-C or SIGTERM to baseparam alone, a timeout), the whole group is sent SIGTERM, on which the compiler
-    driver removes its temporary files, and is waited for (then SIGKILL): ``subprocess.run`` killed the driver alone
-    by SIGKILL, and its ``$TMPDIR/cc*.s`` and the assembler's output in our scratch folder (written after that folder
-    was removed, so made again) were left behind."""
+    driver removes its temporary files, and is waited for (then SIGKILL): ``subprocess.run`` would kill the driver
+    alone by SIGKILL and leave its ``$TMPDIR/cc*.s`` and the assembler's output in our scratch folder (written after
+    that folder is removed, so made again) behind."""
     kwargs = {"start_new_session": True} if hasattr(os, "killpg") else {}
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
     _COMPILERS.add(process)

@@ -57,7 +57,7 @@ def rk4_piece(n_v):
     """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
     power of two near 4·10⁶ / n_v², a fraction of a second whatever the arm (a step's cost grows about as n_v²;
     ``bench/bench_forward.py`` prints it); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps
-    of a 7-joint arm were one call of tens of seconds, deaf to Ctrl-C)."""
+    of a 7-joint arm in one call would take tens of seconds, deaf to Ctrl-C)."""
     return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
 
 
@@ -588,7 +588,7 @@ def forward_dynamics(model, q, qd, tau):
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
-    # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
+    # a q̈ not finite (M(q) singular) has been refused by the call or the batch above
     require_definite(model, q, at_this_q if single else None)
     return qdd
 
