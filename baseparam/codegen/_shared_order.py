@@ -2,8 +2,8 @@
 
 Every SymPy printer orders the terms of a sum by ``Expr.as_ordered_terms`` (through
 ``Printer._as_ordered_terms``) before it prints them, and the order is the costly part of printing a large
-closed form: ``baseparam equations`` on a 7-joint arm printed the same equations four times (the check's Python
-module, ``--python``, ``--json``'s strings, the Markdown's LaTeX), each time ordering every sum again, about
+closed form: ``baseparam equations`` on a 7-joint arm prints the same equations four times (the check's Python
+module, ``--python``, ``--json``'s strings, the Markdown's LaTeX); ordering every sum again each time would be about
 half of the command's time (cProfile, robots/kuka_lwr4.yaml). The printers here compute each sum's order once
 for a shared ``memo`` and read it after: the same order (the same function on the same expression), so the same
 text to the byte.

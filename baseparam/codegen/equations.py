@@ -526,8 +526,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                    gravity=found.gravity, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
-        # the check's verdict, not only its figure: a nearly special geometry (PUMA's alpha3 = 90.0000001°) printed
-        # equations 7 % off Newton–Euler with exit status 0 (the exact ones agree to 1e-14 relative)
+        # the check's verdict, not only its figure: else a nearly special geometry (PUMA's alpha3 = 90.0000001°)
+        # would print equations 7 % off Newton–Euler with exit status 0 (the exact ones agree to 1e-14 relative)
         if not err <= 1e-6 * scale:
             raise ExportError(f"equations: {robot.name}: the closed form differs from Newton–Euler by {err:.3g} at "
                               f"random states (max |τ| {scale:.3g}): a nearly special angle or length leaves its "

@@ -380,7 +380,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     for name, unused in (("pose", pose is not None),
                          ("payload_joints", not is_whole(zero_d_number(payload_joints))
                           or payload_joints != PAYLOAD_JOINTS)):
-        if unused and not payload:       # taken and ignored before: a design of every joint, no word
+        if unused and not payload:       # else taken and ignored: a design of every joint, no word
             raise ArgumentError(f"{name}: goes with payload=True (a payload design); leave it out")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:

@@ -132,7 +132,7 @@ def _shape(shape, folder, meshes):
 def _mesh_scale(text):
     """A URDF mesh's scale (3,) as MuJoCo takes it, or None: absent is 1 1 1; a negative entry mirrors the mesh (a left
     arm's links from the right arm's files), which MuJoCo's own scale does too, so it is kept — taken as 1 1 1, the
-    mesh was written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
+    mesh would be written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
     if text is None:
         return [1.0, 1.0, 1.0]
     try:
