@@ -151,7 +151,8 @@ class JointModel:
         return 2 if self.is_revolute else 5
 
     def motion_matrix(self, x):
-        """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (S,)), (S, 4, 4)."""
+        """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (n_samples,)), shape
+        (n_samples, 4, 4)."""
         out = np.tile(np.eye(4), (len(x), 1, 1))
         if self.is_revolute:
             c, s = np.cos(x), np.sin(x)
