@@ -339,7 +339,7 @@ _SWEPT = set()
 def _sweep_once(folder):
     """Remove the stale scratch folders of killed runs in the cache ``folder``, once per process and cache: a run
     that only loads kernels compiled before never compiles, and a killed compile's folder (kernel.c, part of
-    kernel.so) stayed until some later run compiled a new kernel. One listing of the cache, in the first load."""
+    kernel.so) would stay until some later run compiled a new kernel. One listing of the cache, in the first load."""
     if folder not in _SWEPT:
         _SWEPT.add(folder)
         remove_stale_scratch(folder)
