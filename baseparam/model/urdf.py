@@ -215,7 +215,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                     + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
                        if shifted else ""))
         warn(printable(which + what), DescriptionWarning)
-    elif mimic != "refuse":     # taken without a word before, as if it had done something
+    elif mimic != "refuse":     # said: taken without a word, it would look as if it had done something
         warn(printable(f"{label}: mimic={mimic!r}: no <mimic> joint among the joints read"
                        + (" (those on the paths to the tips)" if tip is not None else "")
                        + "; it changes nothing: leave it out"), DescriptionWarning)
