@@ -394,7 +394,7 @@ class ForwardDynamics:
         self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
         written = slice(k0 + 1, k0 + n + 1)
         if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
-            # NaN written silently before (simulate, which steps unchecked, says the same with the time)
+            # refused, not NaN rows left silently (simulate, which steps unchecked, says the same with the time)
             finite = np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1)
             bad = k0 + int(np.argmax(~finite))
             raise SimulationError(f"rk4: the motion diverged (a state not finite after interval {bad}); check the "
