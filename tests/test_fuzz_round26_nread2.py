@@ -51,18 +51,30 @@ def test_a_fixed_base_refusal_names_what_takes_floating_bases():
 
 
 def _module_names(path):
-    """Names a module defines at its top level (functions, classes, assignments, also under if/try) and its __all__."""
+    """Names a module defines at its top level (functions, classes, assignments, also under if/try/with/for) and its
+    __all__: not a function's locals or a class's attributes, nor the module in ``os.environ[...] = ...``, which an
+    ``ast.walk`` of the whole file took for definitions (``from .design import condition_number`` passed: a field of
+    ExcitationDesign)."""
     import ast
 
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                names |= {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)}
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t)
+                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                    names.update(e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant))
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For)):
+                for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                              *(handler.body for handler in getattr(node, "handlers", []))):
+                    visit(block)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
     return names
 
 

@@ -2,10 +2,10 @@
 the equations of motion in closed form (:func:`equations`) and the operations of printed ones
 (:func:`operation_count`).
 
-``_export``      :func:`export` → :class:`ExportResult`: the files of one export; ``_routines`` the exported
-                 functions as expression graphs and their operation counts; ``_printer`` what the C
-                 (``_c_source``) and Python (``_python_source``) exports share — the graphs themselves are
-                 printed by :mod:`baseparam.dynamics.printing`
+``_export``      :func:`export` → :class:`ExportResult` (:class:`ExportError`: an invalid request): the files of
+                 one export; ``_routines`` the exported functions as expression graphs and their operation
+                 counts; ``_printer`` what the C (``_c_source``) and Python (``_python_source``) exports share —
+                 the graphs themselves are printed by :mod:`baseparam.dynamics.printing`
 ``equations``    :func:`equations` → :class:`Equations`: closed forms without ``simplify`` (``_trig``), with
                  named DH lengths as symbols (``_symbolic_lengths``), printed by SymPy's printers sharing one
                  order of each sum's terms (``_shared_order``)

@@ -58,7 +58,7 @@ def c_sources(base, selected, prefix, counts, checked=False):
     ``checked`` adds, after the plain functions, ``int NAME_<routine>_checked(...)`` of the same arguments: 0
     when it computed the outputs, 1 when a state argument is NaN, infinite or beyond ±``NAME_MAX_STATE``, 2
     when ``p_base`` is beyond ±``NAME_MAX_PARAMETER`` (the bounds of baseparam's own functions); nothing is
-    written to the output then. Without it the files are those of earlier versions, byte for byte.
+    written to the output then. Without it the files hold the plain functions alone.
 
     Returns
     -------

@@ -84,7 +84,7 @@ class ExportResult:
                                  "base_names": ((tuple, list), "a tuple of names"), "lang": (str, "a str"),
                                  "prefix": (str, "a str")})
         check_name_fields(self, ("base_names",))       # joined into its repr and summary
-        # export writes at most NAME.h, NAME.c and NAME.json: 100 000 paths reached its repr
+        # export writes at most NAME.h, NAME.c and NAME.json: a hand-built list of 100 000 paths would fill its repr
         check_texts(self.files, "ExportResult.files", limit=MAX_EXPORT_FILES)
         _check_function_counts(self.functions)
 

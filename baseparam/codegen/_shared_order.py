@@ -2,8 +2,8 @@
 
 Every SymPy printer orders the terms of a sum by ``Expr.as_ordered_terms`` (through
 ``Printer._as_ordered_terms``) before it prints them, and the order is the costly part of printing a large
-closed form: ``baseparam equations`` on a 7-joint arm printed the same equations four times (the check's Python
-module, ``--python``, ``--json``'s strings, the Markdown's LaTeX), each time ordering every sum again, about
+closed form: ``baseparam equations`` on a 7-joint arm prints the same equations four times (the check's Python
+module, ``--python``, ``--json``'s strings, the Markdown's LaTeX); ordering every sum again each time would be about
 half of the command's time (cProfile, robots/kuka_lwr4.yaml). The printers here compute each sum's order once
 for a shared ``memo`` and read it after: the same order (the same function on the same expression), so the same
 text to the byte.
@@ -57,7 +57,7 @@ def latex(expr, memo, **settings):
 
 # -- SymPy's default order of a sum's terms, its sort keys kept in the memo ------------------------------------
 # Expr.as_ordered_terms() sorts the terms by their monomials in the sum's factors (its "generators"), which it sorts
-# by their sort keys; the sort key of a sum orders its terms in turn, so a nested sum was ordered again for every sum
+# by their sort keys; the sort key of a sum orders its terms in turn, so SymPy orders a nested sum again for every sum
 # above it (SymPy's cache of sort keys holds 1000; a 7-joint arm's equations have 26 000 subexpressions). The
 # functions below are SymPy 1.14's Expr.as_ordered_terms, Expr.as_terms, Expr.sort_key and Mul.as_ordered_factors
 # for order=None, each result kept in the memo; anything else (another order, a sum with an O() term) goes to SymPy.

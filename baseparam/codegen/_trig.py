@@ -226,12 +226,12 @@ def _fourier(terms, groups, index):
     """Terms with each parallel group's c, s rewritten as cos/sin of integer combinations of its angles
     (a canonical form: c2c3 − s2s3 is c23)."""
     trig_positions = {index[f"{x}{k}"] for members in groups for k in members for x in "cs"}
-    # per term, the exponents of the groups' c, s read by position and the rest kept by a 0/1 mask: the names
-    # looked up per term and member, and a set's membership per exponent, were a third of this function's time
+    # per term, the exponents of the groups' c, s read by position and the rest kept by a 0/1 mask: looking the
+    # names up per term and member, and a set's membership per exponent, would take a third of this function's time
     keep = tuple(0 if i in trig_positions else 1 for i in range(len(index)))
     positions = [tuple((index[f"c{k}"], index[f"s{k}"]) for k in members) for members in groups]
-    # the sums in FLINT's rationals (fmpq), Fractions again at the end: Fraction's arithmetic in Python was half the
-    # time of those 30 runs; the same exact values, kept in the same order
+    # the sums in FLINT's rationals (fmpq), Fractions again at the end: Fraction's arithmetic in Python would take
+    # half the time (a profile of 30 runs); the same exact values, kept in the same order
     out = {}
     for (exps, key), coef in terms.items():
         pieces = [((), _fmpq(coef))]
@@ -260,8 +260,8 @@ def _fourier_of_powers_fmpq(powers):
 MAX_TERMS = 100_000     # after reduction: PUMA 560 12 000, Panda 41 000, the generic 7R skew7.yaml 350 000
 # The expansion holds every node's polynomial: 8 to 31 times the terms of the reduced result (PUMA 560 144 000 for
 # 12 000, Panda 640 000 for 41 000, skew7 10.9 M for 350 000), about 140 bytes each at 7 joints (skew7: 3.1 GB).
-# Beyond 64 times, the result cannot fit max_terms; a generic 20-joint chain took 17 GB in 60 s before the size
-# check after the reduction could refuse it.
+# Beyond 64 times, the result cannot fit max_terms; without this bound a generic 20-joint chain would take 17 GB in
+# 60 s before the size check after the reduction could refuse it.
 EXPANSION_PER_TERM = 64
 
 

@@ -120,8 +120,9 @@ class Equations:
                                  "max_error": ((Real, None), "a number or None"),
                                  "max_torque": ((Real, None), "a number or None"), "gravity": number,
                                  "offsets": sequence, "lengths": mapping})
-        # what its texts read of them: a symbol per name, each in constants, the counts' keys, finite numbers (a NaN
-        # error reached the repr, fewer offsets than joints python_source as a bare IndexError; none: no offsets)
+        # what its texts read of them: a symbol per name, each in constants, the counts' keys, finite numbers (else a
+        # NaN error would reach the repr, fewer offsets than joints python_source as a bare IndexError; none: no
+        # offsets)
         check_name_fields(self, ("names",))
         if len(self.symbols) != len(self.names) or not all(isinstance(s, sympy.Symbol) for s in self.symbols):
             raise ArgumentError(f"Equations.symbols: expected {len(self.names)} sympy Symbols (one per name), got "
@@ -134,7 +135,7 @@ class Equations:
         check_entries(dict(self.code_count), "Equations.code_count", counts)
         check_finite_fields(self, [name for name in ("max_error", "max_torque", "gravity")
                                    if getattr(self, name) is not None])
-        # what its texts unpack (a bare ValueError or AttributeError from the LaTeX names)
+        # what its texts unpack (else a bare ValueError or AttributeError from the LaTeX names)
         if not all(isinstance(s, sympy.Symbol) and is_real(v) for s, v in self.lengths.items()):
             raise ArgumentError(f"Equations.lengths: expected {{sympy Symbol: a finite number (m)}}, got "
                                 f"{shown(dict(self.lengths))}")
@@ -262,7 +263,8 @@ class Equations:
         """:meth:`python_source`, printed anew (the orders of the sums in ``orders``)."""
         n = self.robot.n_dof
         used = set().union(*(e.free_symbols for e in self.tau))
-        # the name through the exported code's filter: a '"""' or a '\\N' in it ended the docstring or broke its escape
+        # the name through the exported code's filter: a '"""' or a '\\N' in it would end the docstring or break its
+        # escape
         lines = [f'"""Equations of motion of {_safe(self.robot.name)} in its base parameters (baseparam equations)."""',
                  "import numpy as np", "", f"NAMES = {tuple(self.names)!r}", f"g = {self.gravity!r}"]
         lines += [f"{s.name} = {v!r}      # m, a DH length kept as a symbol" for s, v in self.lengths.items()]
@@ -524,8 +526,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                    gravity=found.gravity, offsets=tuple(offsets), lengths=MappingProxyType(lengths))
     if check:
         err, scale = verify(eq, base, seed=seed)
-        # the check's verdict, not only its figure: a nearly special geometry (PUMA's alpha3 = 90.0000001°) printed
-        # equations 7 % off Newton–Euler with exit status 0 (the exact ones agree to 1e-14 relative)
+        # the check's verdict, not only its figure: else a nearly special geometry (PUMA's alpha3 = 90.0000001°)
+        # would print equations 7 % off Newton–Euler with exit status 0 (the exact ones agree to 1e-14 relative)
         if not err <= 1e-6 * scale:
             raise ExportError(f"equations: {robot.name}: the closed form differs from Newton–Euler by {err:.3g} at "
                               f"random states (max |τ| {scale:.3g}): a nearly special angle or length leaves its "

@@ -17,10 +17,10 @@ from ..model.joint_model import motion_offsets
 
 _ARGUMENTS = ("q", "qd", "qdd", "qd_ref", "sgn", "stb")
 # Samples per call of a compiled loop (a few ms to a few tens of ms of work): a call cannot be interrupted,
-# and a batch of 10⁷ samples in one call ignored Ctrl-C for a minute.
+# and a batch of 10⁷ samples in one call would ignore Ctrl-C for a minute.
 PIECE_SAMPLES = 1 << 15
 # ... and fewer for a long loop body: statements × samples per call (a statement of -O0 code some 2-4 ns). 32768
-# samples of a 64-joint chain's inverse dynamics took 2 s of one call (Ctrl-C answered after 2 s).
+# samples of a 64-joint chain's inverse dynamics would take 2 s of one call (Ctrl-C answered only after 2 s).
 PIECE_STATEMENTS = 1 << 25
 
 

@@ -339,7 +339,7 @@ _SWEPT = set()
 def _sweep_once(folder):
     """Remove the stale scratch folders of killed runs in the cache ``folder``, once per process and cache: a run
     that only loads kernels compiled before never compiles, and a killed compile's folder (kernel.c, part of
-    kernel.so) stayed until some later run compiled a new kernel. One listing of the cache, in the first load."""
+    kernel.so) would stay until some later run compiled a new kernel. One listing of the cache, in the first load."""
     if folder not in _SWEPT:
         _SWEPT.add(folder)
         remove_stale_scratch(folder)
@@ -379,9 +379,9 @@ def _run_compiler(command):
     """Run the compiler ``command`` in a process group of its own; its exit status.
 
     Stopped (Ctrl-C or SIGTERM to baseparam alone, a timeout), the whole group is sent SIGTERM, on which the compiler
-    driver removes its temporary files, and is waited for (then SIGKILL): ``subprocess.run`` killed the driver alone
-    by SIGKILL, and its ``$TMPDIR/cc*.s`` and the assembler's output in our scratch folder (written after that folder
-    was removed, so made again) were left behind."""
+    driver removes its temporary files, and is waited for (then SIGKILL): ``subprocess.run`` would kill the driver
+    alone by SIGKILL and leave its ``$TMPDIR/cc*.s`` and the assembler's output in our scratch folder (written after
+    that folder is removed, so made again) behind."""
     kwargs = {"start_new_session": True} if hasattr(os, "killpg") else {}
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
     _COMPILERS.add(process)
@@ -415,8 +415,8 @@ _COMPILE_ROOM = 1 << 20
 
 def _refuse_full(folder, source):
     """Raise OSError (ENOSPC) when ``folder``'s file system has not the room a compile of ``source`` needs there: in a
-    cache on a full disk, writing kernel.c failed and every kernel of every run fell back to Python's (10 to 100 times
-    slower), where the system's temporary folder had the room."""
+    cache on a full disk, writing kernel.c would fail and every kernel of every run fall back to Python's (10 to 100
+    times slower), where the system's temporary folder may have the room."""
     import errno
 
     free = free_space(os.path.join(folder, "kernel.c"))
@@ -427,7 +427,7 @@ def _refuse_full(folder, source):
 def _compile(cc, source, path, flags, functions):
     """Compile ``source`` into the shared library ``path`` (atomically: a temporary name, then rename) and load it
     (:func:`_load`); None when it does not compile. The cache's folders it makes are removed again when it keeps
-    nothing there (a full disk: an empty ~/.cache/baseparam was left)."""
+    nothing there (else a full disk would leave an empty ~/.cache/baseparam)."""
     made = []
     try:
         with contextlib.ExitStack() as stack:
@@ -440,7 +440,7 @@ def _compile(cc, source, path, flags, functions):
             except OSError:
                 # a cache this run cannot write in (read-only, another user's, a full disk): compiled in the system's
                 # temporary folder and loaded from there, as without a cache (an earlier version's library under the
-                # name, not sealed, left Python's kernels to every run)
+                # name, not sealed, would leave Python's kernels to every run)
                 tmp = stack.enter_context(_scratch(tempfile.gettempdir(), NO_CACHE))
             src, lib = os.path.join(tmp, "kernel.c"), os.path.join(tmp, "kernel.so")
             with open(src, "w", encoding="utf-8") as stream:

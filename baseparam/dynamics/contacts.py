@@ -178,7 +178,7 @@ def contact_forces(robot, q, contacts, wrenches):
     """
     robot = check_robot(robot)
     contacts = check_contacts(contacts, robot)
-    # a number first: a ragged list reached np.atleast_2d's bare ValueError
+    # a number first: else a ragged list would reach np.atleast_2d's bare ValueError
     (q,), _ = check_robot_states(robot, q=np.atleast_2d(real_array("q", q)))
     w = real_array("wrenches", wrenches)
     if w.shape != (q.shape[0], len(contacts), 6):

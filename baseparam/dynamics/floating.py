@@ -80,7 +80,7 @@ def pose_rate(q, qd):
 def _one_pose_rate(q, qd):
     """:func:`pose_rate` of one sample (1, 7), its numbers to the bit: the rotation and the quaternion's rate on
     floats, R v by the same einsum. A simulation's every evaluation takes it: the (1,)-arrays stacked into R and the
-    rate were most of a floating base's step in (q, p)."""
+    rate would be most of a floating base's step in (q, p)."""
     x, y, z, s = q[3:7].tolist()
     v, (wx, wy, wz) = qd[None, :3], qd[3:6].tolist()
     linear = np.einsum("sij,sj->si", np.array([rotation_rows(x, y, z, s)]), v)

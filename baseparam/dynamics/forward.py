@@ -57,7 +57,7 @@ def rk4_piece(n_v):
     """RK4 steps per call of the compiled loop, which Ctrl-C cannot interrupt (it holds no Python between steps): a
     power of two near 4·10⁶ / n_v², a fraction of a second whatever the arm (a step's cost grows about as n_v²;
     ``bench/bench_forward.py`` prints it); :meth:`ForwardDynamics.rk4` of more steps makes several calls (10⁷ steps
-    of a 7-joint arm were one call of tens of seconds, deaf to Ctrl-C)."""
+    of a 7-joint arm in one call would take tens of seconds, deaf to Ctrl-C)."""
     return 1 << max(0, (2 ** 22 // max(n_v, 1) ** 2).bit_length() - 1)
 
 
@@ -394,7 +394,7 @@ class ForwardDynamics:
         self._rk4_steps(q, qd, dt, tau, substeps, k0, n, addresses)
         written = slice(k0 + 1, k0 + n + 1)
         if not (np.isfinite(q[written]).all() and np.isfinite(qd[written]).all()):
-            # NaN written silently before (simulate, which steps unchecked, says the same with the time)
+            # refused, not NaN rows left silently (simulate, which steps unchecked, says the same with the time)
             finite = np.isfinite(q[written]).all(axis=1) & np.isfinite(qd[written]).all(axis=1)
             bad = k0 + int(np.argmax(~finite))
             raise SimulationError(f"rk4: the motion diverged (a state not finite after interval {bad}); check the "
@@ -588,7 +588,7 @@ def forward_dynamics(model, q, qd, tau):
     fd = bound(model)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         qdd = fd(q[0], qd[0], tau[0]) if single else fd.batch(q, qd, tau)
-    # a q̈ not finite (M(q) singular) was refused by the call or the batch itself
+    # a q̈ not finite (M(q) singular) has been refused by the call or the batch above
     require_definite(model, q, at_this_q if single else None)
     return qdd
 

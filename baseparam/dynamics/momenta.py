@@ -348,8 +348,8 @@ def potential_energy(model, q):
     bodies = body_parameters(robot, link_parameters(model, "potential_energy"))
 
     def work(frames):
-        # only the bodies' world frames: the dynamics' 6×6 matrices a Tree builds beside them took 2/3 of the time,
-        # the sum over the bodies below a tenth of what is left (bench/bench_dynamics.py times it)
+        # only the bodies' world frames: the dynamics' 6×6 matrices a Tree builds beside them would take 2/3 of the
+        # time, the sum over the bodies below a tenth of what is left (bench/bench_dynamics.py times it)
         R, P = frames
         total = np.zeros(len(P[0]) if P else 0)
         for (_, h, m), R_b, P_b in zip(bodies, R, P):

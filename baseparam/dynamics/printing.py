@@ -253,7 +253,7 @@ def numpy_source(g, outputs, offsets, name="evaluate", arguments="q, qd, qdd, qd
     ----------
     g : Graph
     outputs : list of (index tuple, node id)
-        e.g. ((joint, column), node) for a regressor (``out`` shaped (n_dof, n_out, S)).
+        e.g. ((joint, column), node) for a regressor (``out`` shaped (n_dof, n_out, n_samples)).
     offsets : sequence of float
         Joint offsets (SI) added to q before cos/sin or as a prismatic joint's d.
     arguments : str

@@ -280,7 +280,7 @@ def _output(out, shape):
 
 def _apart_from(out, x):
     """``x`` (an input of the regressor, or None), copied when it may share memory with the caller's buffer ``out``:
-    filling ``out`` would change it while it is read (a q that was a view of ``out`` gave a regressor off by 10¹¹,
+    filling ``out`` would change it while it is read (a q that is a view of ``out`` would give a regressor off by 10¹¹,
     silently)."""
     return x.copy() if x is not None and np.may_share_memory(out, x) else x
 

@@ -67,7 +67,7 @@ def body_parameters(robot, links) -> list:
 def _joint_constants(robot) -> tuple:
     """Per joint: (its JointModel, the constant 4×4 factors ``before`` and ``after`` its motion, the motion's offset
     in SI), multiplied out once per robot object and kept with it (read-only): the joint models and the exact cos and
-    sin of the description's angles were most of the time of a one-sample call."""
+    sin of the description's angles would be most of the time of a one-sample call."""
     def build():
         length, cos_sin = si_readers(robot)
         out = []

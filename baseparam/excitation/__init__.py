@@ -1,12 +1,13 @@
 """Excitation trajectories: motions that make the base parameters identifiable.
 
-``design``      :func:`design_excitation` → :class:`ExcitationDesign` (multi-start search in parallel)
+``design``      :func:`design_excitation` → :class:`ExcitationDesign` (multi-start search in parallel; how it ran:
+                :class:`SearchSummary`)
 ``fourier``     :class:`FourierSeries` (the trajectory, at rest at both ends), :class:`Samples`
 ``limits``      :class:`MotionLimits`, :func:`motion_limits` (description, limits file or URDF)
 ``criteria``    cond(W_b), D-optimality and a payload's inertia variance ('inertia'), with their gradients
                 with respect to W_b
-``quality``     :func:`identification_errors`: how well a trajectory identifies, by inverse
-                dynamics and noise
+``quality``     :func:`identification_errors` (→ :class:`IdentificationErrors`): how well a trajectory
+                identifies, by inverse dynamics and noise
 ``static_poses`` :func:`suggest_static_poses` (→ :class:`StaticPoses`): still poses for a payload's
                 mass and centre of mass
 ``report``, ``files``, ``plots``   the JSON document, the CSV, the figure; :func:`load_excitation`

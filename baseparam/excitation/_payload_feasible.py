@@ -5,7 +5,7 @@ Why (``bench/payload_feasible_probe.py``, ``bench/payload_wide_fits.py``): the s
 (a short series searched by SLSQP for cond or the 'inertia' criterion) leaves the inertia about the centre of mass
 the least determined of the payload's quantities. A series of period T (20 s: the whole motion, played once) and
 many harmonics (48: to 2.4 Hz) can visit other configurations for other elements, but SLSQP over its thousands of
-constraints loses ground to violations and a penalty path did worse. Here every unknown y is feasible:
+constraints loses ground to violations and a penalty path does worse. Here every unknown y is feasible:
 
     centre     c_j = middle_j + SPAN · half range_j · tanh(u_j)        (u_j itself for a joint without a range)
     direction  d_j(t) = Σ_k z_jk φ_k(t)                               (the rest basis: at rest at both ends)

@@ -317,8 +317,8 @@ class DesignProblem:
 def _square(limit):
     """limit² of a velocity or acceleration limit (a float), without numpy's overflow warning: a limit beyond ~1e154
     (a joint as good as unlimited, qd: 1e308) squares to inf, and its constraint's slope is 0, as it should be. The
-    warning reached the terminal as a Python warning with its source line from a worker process, and the command
-    line's own "warning: overflow encountered in scalar power" once the search ran in the caller's."""
+    warning would reach the terminal as a Python warning with its source line from a worker process, and as the command
+    line's own "warning: overflow encountered in scalar power" when the search runs in the caller's."""
     with np.errstate(over="ignore"):
         return limit ** 2
 

@@ -90,8 +90,8 @@ class SearchSummary:
     gradients: int = 0
 
     def __post_init__(self):
-        # built by hand (the class is exported): ``deterministic`` compared a text with 0 (a bare TypeError), and a
-        # NaN count or time reached the design's JSON
+        # built by hand (the class is exported): unchecked, ``deterministic`` would compare a text with 0 (a bare
+        # TypeError), and a NaN count or time would reach the design's JSON
         whole = (Integral, "a whole number")
         check_field_kinds(self, {**dict.fromkeys(("seed", "starts", "counted", "best_start", "workers", "evaluations",
                                                   "gradients"), whole),
@@ -210,10 +210,10 @@ class ExcitationDesign(ComparedByValue):
                                  "rate": (Real, "a number"), "condition_number": (Real, "a number"),
                                  "criterion_value": (Real, "a number"),
                                  "payload": ((PayloadColumns, None), "the design's PayloadColumns or None"),
-                                 # its report reads the keys: a text there failed as '**' of a str in to_dict
+                                 # its report reads the keys: a text there would fail as '**' of a str in to_dict
                                  "refinement": ((dict, None), "the wide design's refinement dict or None")})
         # what its report and summary read of the rest: a wrong criterion, a text among the torques, a dict without
-        # the keys read reached to_dict, summary and _repr_html_ as bare KeyErrors and format errors
+        # the keys read would reach to_dict, summary and _repr_html_ as bare KeyErrors and format errors
         object.__setattr__(self, "criterion", check_option(self.criterion, "ExcitationDesign.criterion", CRITERIA))
         check_flag_fields(self, ("torque_limited",))
         check_positive(self.rate, "ExcitationDesign.rate")              # NaN figures in its report and samples
@@ -364,8 +364,8 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     """
     begin = time.time()
     robot, parameters = description_of(robot, parameters, "pseudo")
-    # the design's samples are joint coordinates: a floating base's pose and twist are not among them (it was
-    # refused later as 'q: expected shape (n_samples, 13) … got (1, 6)', naming no floating base)
+    # the design's samples are joint coordinates: a floating base's pose and twist are not among them (unchecked
+    # here, it would be refused later as 'q: expected shape (n_samples, 13) … got (1, 6)', naming no floating base)
     require_fixed_base(require_robot(robot), "design_excitation")
     period, harmonics, rate = _settings(period, harmonics, rate)
     check_flag(torque_limits, "torque_limits")
@@ -380,7 +380,7 @@ def design_excitation(robot, *, period=PERIOD, harmonics=HARMONICS, rate=100.0, 
     for name, unused in (("pose", pose is not None),
                          ("payload_joints", not is_whole(zero_d_number(payload_joints))
                           or payload_joints != PAYLOAD_JOINTS)):
-        if unused and not payload:       # taken and ignored before: a design of every joint, no word
+        if unused and not payload:       # else taken and ignored: a design of every joint, no word
             raise ArgumentError(f"{name}: goes with payload=True (a payload design); leave it out")
     check_option(criterion, "criterion", CRITERIA)
     if criterion in PAYLOAD_ONLY and not payload:

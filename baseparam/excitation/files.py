@@ -64,7 +64,7 @@ class SavedExcitation(ComparedByValue):
     source: str = ""
 
     def __post_init__(self):
-        # built by hand (the class is exported): a text where a series or samples belong failed in their users
+        # built by hand (the class is exported): a text where a series or samples belong would fail in their users
         from .fourier import FourierSeries, Samples        # fourier imports nothing of this module's; kept lazy alike
         text = (str, "a str")
         check_field_kinds(self, {"series": (FourierSeries, "a baseparam.FourierSeries"),
@@ -140,7 +140,7 @@ def load_excitation(path) -> SavedExcitation:
     # the series' own size limit, said as this file's (FourierSeries would raise it as an argument's)
     _check_size(arrays["a"].shape, f"{source}: field coefficients.a", DataError)
     series = FourierSeries(period, arrays["q0"], arrays["a"], arrays["b"])
-    # the samples' own rule, said as this file's (an edited rate gave samples past the period, the last one
+    # the samples' own rule, said as this file's (an edited rate would give samples past the period, the last one
     # taken as at rest)
     sample_count(period, rate, f"{source}: field rate", DataError)
     return SavedExcitation(series, rate, series.sample(rate), str(doc.get("robot", "")), str(doc.get("criterion", "")),
@@ -150,7 +150,7 @@ def load_excitation(path) -> SavedExcitation:
 def _condition_number(doc, source):
     """The document's ``condition_number``: inf for null (json_text writes a non-finite number so, and a condition
     number is never NaN), None without the field (a design written by hand); anything else but a number ≥ 1 refused.
-    It was NaN for null, a text or no field, and -1 was taken."""
+    Read as a plain float, null, a text or no field would be NaN, and -1 would be taken."""
     if "condition_number" not in doc:
         return None
     cond = doc["condition_number"]

@@ -177,7 +177,7 @@ class FourierSeries:
             raise ArgumentError(f"q0, a, b: expected shapes (n_dof,), (n_dof, K), (n_dof, K) with K ≥ 1, got "
                                 f"{q0.shape}, {a.shape}, {b.shape}")
         if not math.isfinite(_highest_frequency(period, a.shape[1])):
-            # 2π/5e-324 is inf: every q, q̇, q̈ of the series was NaN (evaluate, certified_bounds), silently
+            # 2π/5e-324 is inf: every q, q̇, q̈ of the series would be NaN (evaluate, certified_bounds), silently
             raise ArgumentError(f"period: {period:g} s is too short for {counted(a.shape[1], 'harmonics')}: the "
                                 "angular frequency 2π K / period is beyond the floating-point range")
         for name, value in (("q0", q0), ("a", a), ("b", b)):
@@ -264,7 +264,8 @@ class FourierSeries:
         check_memory(8 * (count + 1) * floats, lambda need, allowed: f"rate: {count:.3g} samples of "
                      f"{self.period:g} s at {rate:g} Hz would need about {need} of memory, more than the {allowed} "
                      "available")
-        # T·rate not whole ran past T (1 s at 2.7 Hz ended at 1.11 s) or, below 1/(2T), gave the start alone
+        # T·rate must be whole: else the samples run past T (1 s at 2.7 Hz ends at 1.11 s) or, below 1/(2T), are the
+        # start alone
         return np.arange(sample_count(self.period, rate) + 1) / float(rate)
 
     def sample(self, rate):

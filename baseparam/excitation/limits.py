@@ -237,10 +237,10 @@ def _urdf_entries(path, robot):
 
 def _as_parsed(doc):
     """``limits`` given as Python values, in the form a limits file's YAML parses to, which :func:`_entries` checks:
-    mappings as dicts, numpy numbers as Python's, tuples and arrays of two as lists (``{'qd': np.int64(2)}`` was
-    refused as "expected a finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower, upper]", a
-    read-only mappingproxy as "expected … a mapping"). Anything else is left for those checks to refuse, in their
-    words."""
+    mappings as dicts, numpy numbers as Python's, tuples and arrays of two as lists (else ``{'qd': np.int64(2)}``
+    would be refused as "expected a finite number > 0, got np.int64(2)", ``{'q': (-1, 1)}`` as "expected [lower,
+    upper]", a read-only mappingproxy as "expected … a mapping"). Anything else is left for those checks to refuse,
+    in their words."""
     def number(x):
         return x.item() if isinstance(x, np.generic) else x
 

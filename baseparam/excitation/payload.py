@@ -130,7 +130,7 @@ def held_pose(robot, limits, pose=None):
 
 def moving_joints(robot, joints, name="payload_joints"):
     """The 1-based joints that move: the last ``joints`` of the robot. More joints than the robot has are refused
-    (``payload_joints=99`` was taken as "all"), but for the default (:data:`PAYLOAD_JOINTS`, a wrist's three), which
+    (``payload_joints=99`` is not taken as "all"), but for the default (:data:`PAYLOAD_JOINTS`, a wrist's three), which
     moves every joint of a robot with fewer. ``name``: the caller's parameter, which a refusal names
     (``suggest_static_poses``' is ``joints``)."""
     n = robot.n_dof

@@ -54,7 +54,7 @@ class IdentificationErrors(ComparedByValue):
     median_relative_error: float = float("nan")
 
     def __post_init__(self):
-        # built by hand (the class is exported): repr formatted a text as a bare ValueError
+        # built by hand (the class is exported): repr would format a text as a bare ValueError
         number = (Real, "a number")
         float_fields(self, ("relative_std",))
         check_field_kinds(self, {"parameter_error": number, "torque_error": ((Real, None), "a number or None"),
@@ -108,8 +108,8 @@ def identification_errors(base, p_base, q, qd, qdd, noise, *, validation=None, t
     W = base.regressor(q, qd, qdd)
     A = W.reshape(-1, base.rank)
     if A.shape[0] < base.rank:
-        # fewer torques than base parameters: cond of the rows' own span was finite (one UR10e sample: 6.9) and
-        # lstsq's minimum-norm estimates left the rest undetermined; no sample at all named every column below
+        # fewer torques than base parameters: cond of the rows' own span would be finite (one UR10e sample: 6.9) and
+        # lstsq's minimum-norm estimates would leave the rest undetermined; no sample at all would name every column
         raise ArgumentError(f"q, qd, qdd: {counted(W.shape[0], 'samples')} of {base.robot.n_dof} joints: "
                             f"{A.shape[0]} torques for {base.rank} base parameters: no fit determines them all; use a "
                             "longer motion that excites every base parameter (bp.design_excitation designs one)")

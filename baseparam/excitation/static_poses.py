@@ -45,10 +45,10 @@ class StaticPoses:
         # as bare errors, or wrote NaN into JSON
         float_fields(self, ("poses",))
         check_field_shapes(self, {"poses": ("n_poses", "n_dof")})
-        if len(self.poses) > MAX_POSES:     # before the values are read (a view broadcast to 10⁹ poses took seconds)
+        if len(self.poses) > MAX_POSES:     # before the values are read (a view broadcast to 10⁹ poses takes seconds)
             raise ArgumentError(f"StaticPoses.poses: expected at most {MAX_POSES} poses, got {len(self.poses)}")
         if isinstance(self.moving, np.ndarray) and self.moving.ndim == 1:   # its numbers; another shape refused below
-            object.__setattr__(self, "moving", tuple(self.moving.tolist()))  # (a 0-d one: a bare TypeError)
+            object.__setattr__(self, "moving", tuple(self.moving.tolist()))  # (a 0-d one: refused below)
         check_field_kinds(self, {"condition_number": (Real, "a number ≥ 1"),
                                  "moving": ((tuple, list, range), "a tuple of 1-based joints")})
         check_finite_fields(self, ("poses", "condition_number"))

@@ -38,8 +38,9 @@ def xml_encoding(data: bytes):
 
 
 def _starts_with_markup(data: bytes, codec: str) -> bool:
-    """Whether ``data`` begins, after blanks, with '<' written in ``codec`` (UTF-16 or UTF-32 without a mark): a
-    file beginning with a newline was read as UTF-8, NUL-riddled, and refused as "not well-formed at line 2"."""
+    """Whether ``data`` begins, after blanks, with '<' written in ``codec`` (UTF-16 or UTF-32 without a mark):
+    without it, a file beginning with a newline would be read as UTF-8, NUL-riddled, and refused as "not well-formed
+    at line 2"."""
     width = len("<".encode(codec))
     blanks = {c.encode(codec) for c in _BLANKS}
     at = 0

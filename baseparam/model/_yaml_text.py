@@ -16,9 +16,9 @@ from ..errors import printable
 MAX_BYTES = 1_000_000  # a 64-joint description with comments is a few kilobytes
 _MAX_DEPTH = 32
 # Collections nested deeper than this are refused while the document is parsed, before the rest is read: PyYAML's
-# scanner (and libyaml's) costs time in proportion to the nesting at each token, so 100 000 brackets (200 kB) took a
-# minute of CPU, and a 1 MB file minutes, before _check_nodes could refuse them. Above _MAX_DEPTH, so that a document
-# only a little too deep is still refused naming its field.
+# scanner (and libyaml's) costs time in proportion to the nesting at each token, so 100 000 brackets (200 kB) would
+# take a minute of CPU, and a 1 MB file minutes, before _check_nodes could refuse them. Above _MAX_DEPTH, so that a
+# document only a little too deep is still refused naming its field.
 _MAX_PARSED_DEPTH = 2 * _MAX_DEPTH
 
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -43,8 +43,8 @@ class _StrictLoader(yaml.SafeLoader):
     _nesting = 0        # collections being composed, around the node composed now
 
     def compose_node(self, parent, index):
-        # collections alone count (as nested_too_deeply counts them): a scalar in the 64th was refused as 'more than
-        # 64 levels deep'
+        # collections alone count (as nested_too_deeply counts them): counting scalars too would refuse a scalar in the
+        # 64th as 'more than 64 levels deep'
         opens = self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent)
         if opens and self._nesting >= _MAX_PARSED_DEPTH:
             raise _Invalid("", _too_deep(self.peek_event().start_mark))

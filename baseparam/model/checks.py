@@ -92,8 +92,8 @@ def body_problem(mass, com, inertia, *, massless_ok=False, physical=True):
             return field, f"expected shape {shape}, got {value.shape}"
     numbers = []
     for field, value in (("com", com), ("inertia", inertia)):
-        # the library's own reading of numbers: np.array(…, dtype=float) took text ("0.1"), dates and records as
-        # numbers, and complex values without their imaginary part (numpy's raw ComplexWarning)
+        # the library's own reading of numbers: np.array(…, dtype=float) would take text ("0.1"), dates and records
+        # as numbers, and complex values without their imaginary part (numpy's raw ComplexWarning)
         try:
             numbers.append(real_array(field, value))
         except ArgumentError as exc:

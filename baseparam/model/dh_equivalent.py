@@ -293,13 +293,15 @@ def dh_equivalent(robot, n_checks: int = 50, seed: int = 0):
         A chain (any convention).
     n_checks : int
         Random configurations at which the table is checked against the description.
+    seed : int
+        Seed of those random configurations.
 
     Returns
     -------
     DHEquivalent or None
     """
     check_robot(robot)         # a public name: a non-robot is refused, not an AttributeError inside
-    n_checks = check_number(n_checks, "n_checks", low=0, high=MAX_CHECKS, integer=True)   # range()'s bare errors
+    n_checks = check_number(n_checks, "n_checks", low=0, high=MAX_CHECKS, integer=True)   # not range()'s bare errors
     seed = check_seed(seed)
     if not robot.is_chain:
         return None

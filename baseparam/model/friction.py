@@ -199,27 +199,27 @@ def friction_shapes(robot, qd, sign_width=None):
     Parameters
     ----------
     robot : Robot
-    qd : ndarray, shape (n_dof, S)
+    qd : ndarray, shape (n_dof, n_samples)
         Joint velocities, joints first.
     sign_width : ndarray, shape (n_dof,), optional
         Per joint, replace sign(q̇) by tanh(q̇/w) (see :meth:`FrictionModel.coulomb_shape`).
 
     Returns
     -------
-    sgn, stb : ndarray, shape (n_dof, S)
+    sgn, stb : ndarray, shape (n_dof, n_samples)
         c(q̇) per joint, and s(q̇) (zero for joints without a Stribeck term).
 
     Raises
     ------
     ArgumentError
-        ``qd`` not of shape (n_dof, S) or (n_dof,), or with a non-finite or absurd value; ``sign_width`` not
+        ``qd`` not of shape (n_dof, n_samples) or (n_dof,), or with a non-finite or absurd value; ``sign_width`` not
         n_dof finite widths > 0 (ArgumentTypeError: ``robot`` no Robot).
     """
     return shapes_at(*_checked(robot, qd, sign_width))
 
 
 def friction_slopes(robot, qd, sign_width=None):
-    """dc/dq̇ and ds/dq̇ of :func:`friction_shapes`, same arguments and checks; shapes (n_dof, S) each.
+    """dc/dq̇ and ds/dq̇ of :func:`friction_shapes`, same arguments and checks; shapes (n_dof, n_samples) each.
 
     sign(q̇) has slope 0 wherever it is defined; its surrogate tanh(q̇/w) has (1 − tanh²)/w.
     """
@@ -238,9 +238,9 @@ def slopes_at(robot, qd, sign_width=None):
 
 
 def _checked(robot, qd, sign_width):
-    """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): a
-    non-robot was an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width`` of
-    the wrong length an IndexError and a zero one NaN."""
+    """The arguments of :func:`friction_shapes` checked (the robot, then each array's shape before its values): else
+    a non-robot would be an AttributeError, a ragged ``qd`` numpy's ValueError, a NaN one NaN shapes, a ``sign_width``
+    of the wrong length an IndexError and a zero one NaN."""
     require_robot_below(robot)
     n = robot.n_dof
     arr = real_array("qd", qd)          # (its float copy within the memory budget)
@@ -260,7 +260,7 @@ def _checked(robot, qd, sign_width):
 
 def _per_joint(robot, qd, sign_width, coulomb_method, stribeck_method):
     """The default model's ``coulomb_method`` (sign(q̇) or its surrogate tanh(q̇/w): values or slopes) of
-    every joint, shape (n_dof, S), the rows of joints that declare a friction model replaced by that
+    every joint, shape (n_dof, n_samples), the rows of joints that declare a friction model replaced by that
     model's ``coulomb_method``; and the Stribeck rows by its ``stribeck_method`` (zero for joints without one)."""
     widths = None if sign_width is None else np.asarray(sign_width, dtype=float)[:, None]
     coulomb = getattr(DEFAULT, coulomb_method)(qd, widths)

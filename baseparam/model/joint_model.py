@@ -151,7 +151,8 @@ class JointModel:
         return 2 if self.is_revolute else 5
 
     def motion_matrix(self, x):
-        """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (S,)), (S, 4, 4)."""
+        """M(x) over samples: the homogeneous transforms of the motion by x (SI, shape (n_samples,)), shape
+        (n_samples, 4, 4)."""
         out = np.tile(np.eye(4), (len(x), 1, 1))
         if self.is_revolute:
             c, s = np.cos(x), np.sin(x)
@@ -215,7 +216,7 @@ class Step:
 def joint_model(robot, k) -> JointModel:
     """The joint model of joint k (0-based): DH (standard or modified) or general (``urdf``)."""
     require_robot_below(robot)
-    if not (is_whole(k) and 0 <= k < robot.n_dof):      # a float or a str: a bare TypeError; -1: the last joint
+    if not (is_whole(k) and 0 <= k < robot.n_dof):      # else a float or a str: a bare TypeError; -1: the last joint
         raise ArgumentError(f"k: expected a joint index from 0 to {robot.n_dof - 1}, got {shown(k)}")
     j = robot.joints[k]
     motion = Factor("rotation" if j.is_revolute else "translation", "z", j.offset, variable=True,

@@ -483,7 +483,7 @@ def _origin(value, path, snapper) -> Origin:
         if not isinstance(items, list) or len(items) != 3:
             raise _Invalid(f"{path}.rpy", f"expected a list of 3 angles (rad), got {_got(items)}")
         # a URDF's geometry, read as the URDF reader reads it: rounded angles kept, not refused (the YAML that
-        # payload --robot-out writes of a URDF robot, rpy="1.57079 0 0" among them, did not read back)
+        # payload --robot-out writes of a URDF robot, rpy="1.57079 0 0" among them, reads back)
         rpy = tuple(_field_number(v, "alpha", "revolute", f"{path}.rpy[{i}]", "m", "rad", snapper, False)
                     for i, v in enumerate(items, start=1))
     return Origin(xyz, rpy, label=path)

@@ -132,7 +132,7 @@ def _shape(shape, folder, meshes):
 def _mesh_scale(text):
     """A URDF mesh's scale (3,) as MuJoCo takes it, or None: absent is 1 1 1; a negative entry mirrors the mesh (a left
     arm's links from the right arm's files), which MuJoCo's own scale does too, so it is kept — taken as 1 1 1, the
-    mesh was written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
+    mesh would be written unmirrored, a file meaning another shape; 0 or a count other than 3 has no shape."""
     if text is None:
         return [1.0, 1.0, 1.0]
     try:
@@ -211,7 +211,7 @@ def robot_to_mjcf(robot, bodies, *, friction=None, armature=None, urdf_folder=No
     -------
     str
     """
-    require_robot(robot)        # a public name: anything else was an AttributeError
+    require_robot(robot)        # a public name: anything else would be an AttributeError
     if robot.is_floating:
         raise ArgumentError(f"{robot.name}: a floating base is not written as MJCF yet (a free joint with the "
                             "base body); use to_yaml")

@@ -168,7 +168,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
     check_link_names(root, "root", several=False)
     check_link_names(tip, "tip")
     angle_tolerance = check_angle_tolerance(angle_tolerance)      # a Fraction as the float its messages format
-    # the text itself: a number reached len() as a bare TypeError
+    # the text itself: a number would reach len() as a bare TypeError
     check_instance(data, "data", (str, bytes, bytearray, memoryview), "the URDF's text (str or bytes)")
     label = os.fsdecode(label)
     floating = check_flag(floating, "floating")
@@ -215,7 +215,7 @@ def parse_urdf(data, label: str = "<string>", *, root=None, tip=None, exact_angl
                     + (f" ({len(shifted)} with a <mimic offset>, e.g. {shifted[0]!r}: held at 0 all the same)"
                        if shifted else ""))
         warn(printable(which + what), DescriptionWarning)
-    elif mimic != "refuse":     # taken without a word before, as if it had done something
+    elif mimic != "refuse":     # said: taken without a word, it would look as if it had done something
         warn(printable(f"{label}: mimic={mimic!r}: no <mimic> joint among the joints read"
                        + (" (those on the paths to the tips)" if tip is not None else "")
                        + "; it changes nothing: leave it out"), DescriptionWarning)
@@ -378,8 +378,8 @@ def _inertial(link, where, problems):
         for key, (i, j) in INERTIA_ATTRIBUTES:
             if i == j and inertia_el.get(key) is None:
                 # urdfdom refuses an <inertia> without all six, Bullet without the diagonal: read as 0, a moment lost
-                # from the file (a damaged or hand-cut one) was another body without a word. The products of inertia
-                # still default to 0, as Bullet reads them.
+                # from the file (a damaged or hand-cut one) would be another body without a word. The products of
+                # inertia still default to 0, as Bullet reads them.
                 problems.add(f"{where} <inertial><inertia {key}>", f"expected a moment of inertia, got no {key} "
                                                                     "attribute")
                 continue

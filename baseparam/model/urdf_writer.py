@@ -61,7 +61,7 @@ def _repr(value) -> str:
 
 def _refuse_floating(robot):
     """SettingsError for a floating base: this writer's URDF is rooted at a fixed ``base`` link, so the base body
-    and its free motion were left out, a fixed-base robot written silently (``payload --robot-out x.urdf``)."""
+    and its free motion would be left out, a fixed-base robot written silently (``payload --robot-out x.urdf``)."""
     if robot.is_floating:
         raise SettingsError(f"{robot.name}: a floating base cannot be written as a new URDF yet (its base body and "
                             "free joint would be left out, a fixed robot); write the robot as .yaml")

@@ -411,8 +411,9 @@ def description_of(x, parameters, default, error=ArgumentError):
 def agreeing_parameterization(parameters, carried, default, holder, hint, error=ArgumentError):
     """``carried``, the parameterization of an argument that carries its own (a model, a base set), when the
     entry point's ``parameters=`` is left at its ``default`` or agrees; else ``error`` naming both. ``parameters`` is
-    first checked as a parameterization: a value no entry point takes (None, NaN, a typo) was ignored beside a base
-    set (``equations(base, parameters=...)``), as was the other parameterization, in which the result is not."""
+    first checked as a parameterization, so that neither a value no entry point takes (None, NaN, a typo) nor the
+    other parameterization, in which the result is not, is ignored beside a base set
+    (``equations(base, parameters=...)``)."""
     if parameters not in (default, carried):
         check_parameterization(parameters)
         raise error(f"parameters: {shown(parameters)}, but {holder} is in {shown(carried)} parameters ({hint})")

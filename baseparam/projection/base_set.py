@@ -70,7 +70,7 @@ def _check_display_rows(rows, shape):
     for r, row in enumerate(rows):
         if not isinstance(row, (list, tuple)) or len(row) != shape[1]:
             raise ArgumentError(f"{name}[{r}]: expected a list of {shape[1]} numbers, got {shown(row)}")
-        kinds = set(map(type, row))         # by type first: each value's ABC check took ms for a 7-joint arm
+        kinds = set(map(type, row))         # by type first: each value's ABC check would take ms for a 7-joint arm
         if kinds <= _EXACT_KINDS or (kinds <= _FLOAT_KINDS and all(map(math.isfinite, row))):
             continue
         if not all(map(is_real, row)):
@@ -130,8 +130,8 @@ class BaseParameters(ComparedByValue):
 
     def __post_init__(self):
         # a base set built by hand is public (the class is exported): a NaN regrouping would come back from
-        # from_standard and model() as NaN parameters; a rank, pivots or names disagreeing with Y reached its methods,
-        # repr and export as bare IndexErrors, a 1 MB note every text made of it
+        # from_standard and model() as NaN parameters; a rank, pivots or names disagreeing with Y would reach its
+        # methods, repr and export as bare IndexErrors, a 1 MB note every text made of it
         check_field_kinds(self, {"robot": (Robot, "a baseparam.Robot"), "accuracy": (Real, "a number"),
                                  "note": (str, "a str")})
         object.__setattr__(self, "parameters", check_option(self.parameters, "BaseParameters.parameters",

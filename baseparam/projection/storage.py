@@ -279,7 +279,7 @@ def read_h5(path):
         with h5py.File(name, "r") as f:
             if f.attrs.get("format") != "baseparam":
                 raise StorageError(f"{path}: not a baseparam HDF5 file")
-            # counted cheaply, while reading each value costs ~1 ms: 50 000 of them (a 4.5 MB file) took 30 s
+            # counted cheaply, while reading each value costs ~1 ms: 50 000 of them (a 4.5 MB file) would take 30 s
             if len(f.attrs) > MAX_ATTRIBUTES:
                 raise StorageError(f"{path}: {len(f.attrs)} attributes; a baseparam file has at most "
                                    f"{MAX_ATTRIBUTES} (damaged file?)")

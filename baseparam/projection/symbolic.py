@@ -43,7 +43,8 @@ from .report import base_document, base_index, format_number, join_groups, regro
 
 CHECK_POINTS = 3           # random points where the interpolated formulas must equal the engine
 # Projections a symbolic run may make (one per interpolation point, check point, symbol and pair of symbols at 0):
-# skew7.yaml's 10 lengths take 124; 'all' on a generic 20-joint chain (40 lengths) took 1 684, a quarter of an hour
+# skew7.yaml's 10 lengths take 124; 'all' on a generic 20-joint chain (40 lengths) would take 1 684, a quarter of an
+# hour
 MAX_ENGINE_RUNS = 500
 
 
@@ -127,7 +128,7 @@ class SymbolicBaseParameters:
 
     def terms(self, r):
         """Regrouping of base parameter r as {standard name: SymPy-parsable coefficient string}."""
-        r = base_index(r, self.rank)        # (a list's bare IndexError)
+        r = base_index(r, self.rank)        # one ArgumentError line, not a list's bare IndexError
         return {name: poly_string(poly, self.symbols) for name, poly in self.polynomials[r].items()}
 
     def evaluate(self, values=None):
@@ -145,7 +146,7 @@ class SymbolicBaseParameters:
         """
         given = check_instance(values, "values", dict, "a dict of symbol → number", allow_none=True) or {}
         unknown = [k for k in given if k not in self.symbols]
-        if unknown:                 # a mistyped name ('A2') was ignored: the robot's own value was used, silently
+        if unknown:                 # else a mistyped name ('A2') would be ignored: the robot's own value used, silently
             raise ArgumentError(f"values: {shown(unknown[0])} is none of the symbols {', '.join(self.symbols)}")
         at = {**self.values, **{k: _exact(v, f"values[{k!r}]") for k, v in given.items()}}
         point = [at[s] for s in self.symbols]
@@ -179,7 +180,7 @@ def _monomials(n_symbols, degree):
 def _exact(value, name):
     """A symbol's value as the exact Fraction of what was given (an int, a Fraction, a Decimal, a float or numpy
     number — a float32 by its exact value —, or the text of a number); NaN, inf, None and what is no real number
-    refused (Fraction() raised its bare ValueError, OverflowError or TypeError)."""
+    refused (not Fraction()'s bare ValueError, OverflowError or TypeError)."""
     if isinstance(value, str):
         try:
             return Fraction(value)
@@ -264,7 +265,7 @@ def format_symbolic_regrouping(sym, r) -> str:
 
 
 def _check_symbolic(sym):
-    """Refuse what is no SymbolicBaseParameters (its fields were read: a bare AttributeError)."""
+    """Refuse what is no SymbolicBaseParameters (reading its fields would be a bare AttributeError)."""
     check_instance(sym, "sym", SymbolicBaseParameters, "a SymbolicBaseParameters (find_base_parameters(…, symbolic=…))")
 
 
@@ -330,7 +331,8 @@ def parse_symbols(robot, symbolic):
             raise ArgumentError("symbolic=all: the robot has no non-zero DH length")
     if not names:
         raise ArgumentError("symbolic: name at least one DH length (a2, d4, …) or 'all'")
-    if "all" in names:      # 'a2,all' was told "'all' is not a constant DH length (expected one of …, or 'all')"
+    # else 'a2,all' would be told "'all' is not a constant DH length (expected one of …, or 'all')"
+    if "all" in names:
         raise ArgumentError(f"symbolic: 'all' stands alone (every non-zero DH length), got {shown(','.join(names))}; "
                             "give 'all' or a list of DH lengths (a2, d4, …)")
     for s in names:
