@@ -941,7 +941,7 @@ def _two_series(values):
     series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
     last positions are nearest (the largest joint's gap), the second started by the first message more than
     :data:`_SERIES_GAP` from the first's. One of the two is the message before's, its gaps taken in numpy
-    (:func:`_largest_gaps`); the other's in Python floats, a message at a time (about 2 µs)."""
+    (:func:`_largest_gaps`); the other's in Python floats, a message at a time."""
     rows, before = values.tolist(), _largest_gaps(values).tolist()
     last, series, current = [0, -1], bytearray(len(rows)), 0
     for k in range(1, len(rows)):
