@@ -21,6 +21,8 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _GLUE = tuple(os.sep + name for name in ("contextlib.py", "functools.py"))
 # Held while the package records warnings (:func:`recorded`): one recording region of the process at a time.
 _RECORDING = threading.RLock()
+# (thread id, filters, showwarning) found by the outermost block running, for a child forked meanwhile (:func:`_forked`)
+_OUTSIDE = []
 
 
 def _internal(filename: str) -> bool:
@@ -71,7 +73,7 @@ def recorded():
     their 30 RoundOffWarnings (the runs re-issue what they record once per text and line).
     """
     owner = threading.current_thread()
-    with _RECORDING, warnings.catch_warnings():
+    with _held():
         caught = []
         shown_before = warnings.showwarning
 
@@ -94,8 +96,43 @@ def filters_held():
     the filters they found, and the last to leave installed the other's for good (a states_at_samples beside another
     left "ignore DataWarning" in the process, every later DataWarning of the user lost).
     """
-    with _RECORDING, warnings.catch_warnings():
+    with _held():
         yield
+
+
+@contextlib.contextmanager
+def _held():
+    """``warnings.catch_warnings()`` under the process-wide lock, what the outermost block found kept for
+    :func:`_forked`."""
+    with _RECORDING:
+        outermost = not _OUTSIDE
+        try:
+            if outermost:
+                _OUTSIDE.append((threading.get_ident(), warnings.filters, warnings.showwarning))
+            with warnings.catch_warnings():
+                yield
+        finally:
+            if outermost:
+                _OUTSIDE.clear()
+
+
+def _forked():
+    """In a child forked while another thread held the lock (``os.fork``, multiprocessing's default start method on
+    Linux): that thread, absent from the child, would never release it, and the child's first block waited forever;
+    its block's filters and ``showwarning`` (an "ignore" of :func:`ignored`, a recorder) stayed the child's for good.
+    The child gets a lock of its own and what that block found. A block of the forking thread itself is left to end
+    as it will, in the child too."""
+    global _RECORDING
+    if _RECORDING._is_owned():
+        return
+    _RECORDING = threading.RLock()
+    if _OUTSIDE:
+        _, warnings.filters, warnings.showwarning = _OUTSIDE.pop()
+        warnings._filters_mutated()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 @contextlib.contextmanager
