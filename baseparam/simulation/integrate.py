@@ -95,7 +95,9 @@ def simulate(model, t, q0, qd0, tau=None, noise=None, *, method="DOP853", subste
     method : str
         ``'rk4'`` (fixed step, torque held per interval) or a :func:`scipy.integrate.solve_ivp` method; the implicit
         ones (BDF, Radau, LSODA) only while no joint whose friction jumps at q̇ = 0 (sign(q̇) Coulomb or Stribeck,
-        not 0) is at rest or reverses (module notes).
+        not 0) is at rest or reverses (module notes). LSODA runs holding the process's lock of warning records
+        (Python's warning filters are the process's): a controller must not wait for another thread that calls this
+        package meanwhile (it would wait for the run's end: a deadlock).
     substeps : int
         RK4 steps per interval of ``t`` (``rk4`` only: another method refuses a count other than 1); at most 1e7
         steps in all.
