@@ -44,10 +44,10 @@ static int tiny_pivot(const double *pivot)
 }}
 {velocities}
 /* one sample whose arrays lie one after the other in x: q (NQ), qd, tau (NV each), out (NV + NPIV: q̈, then the
-   pivots' ratios), then p. ctypes converts each argument of a call (some 50 ns apiece): one pointer instead of five
-   is a tenth of a 7-DOF arm's call from Python. Returns 1 when out holds a number that is not finite (a singular
-   M(q), NaN in), else 2 + k when joint k's pivot is round-off (M(q) singular, q̈ finite but one of many): checked
-   here for a few ns, where Python's check would cost a quarter of the call. */
+   pivots and their scales), then p. ctypes converts each argument of a call (some 50 ns apiece): one pointer
+   instead of five is a tenth of a 7-DOF arm's call from Python. Returns 1 when out holds a number that is not
+   finite (a singular M(q), NaN in), else 2 + k when joint k's pivot is round-off (M(q) singular, q̈ finite but one
+   of many): checked here for a few ns, where Python's check would cost a quarter of the call. */
 int fd_packed(double *x)
 {{
     double *out = x + NQ + 2 * NV;
