@@ -99,3 +99,33 @@ def test_coaxial_joints_at_the_root_are_refused(one):
     model, q, qd, tau = _reachable_torques(ROOT_COAXIAL, 4)
     with pytest.raises(bp.ArgumentError, match=SINGULAR.replace("joint 2", "joint 1")):
         bp.forward_dynamics(model, *((q[0], qd[0], tau[0]) if one else (q, qd, tau)))
+
+
+# -- track: a reference of more ticks than run in seconds -------------------------------------------------------------
+def _reference(ticks, rate=1000.0):
+    t = np.arange(ticks) / rate
+    q = np.column_stack([0.1 * np.sin(2 * np.pi * t), 0.1 * np.cos(2 * np.pi * t), 0.05 * t])
+    qd = np.column_stack([0.2 * np.pi * np.cos(2 * np.pi * t), -0.2 * np.pi * np.sin(2 * np.pi * t),
+                          np.full(ticks, 0.05)])
+    qdd = np.column_stack([-0.4 * np.pi ** 2 * np.sin(2 * np.pi * t), -0.4 * np.pi ** 2 * np.cos(2 * np.pi * t),
+                           np.zeros(ticks)])
+    return bp.Reference(t, q, qd, qdd, "circle")
+
+
+def test_track_refuses_more_ticks_than_it_runs_in_seconds(monkeypatch):
+    """track steps each tick from Python (a controller call and an RK4 interval, ~12 µs): a reference of 2·10⁶ ticks
+    (from_log(log, 1e6) of a 2 s log) ran beyond a minute, and the cap was MAX_TICKS, 10⁷ (minutes). Now a reference
+    beyond MAX_TRACKED_TICKS (5·10⁵, 6-8 s of CPU) is refused up front, in one line with its tick count and the cap
+    (the cap lowered here so that the test runs in no time)."""
+    from baseparam.simulation import tracking
+    monkeypatch.setattr(tracking, "MAX_TRACKED_TICKS", 50)
+    model = bp.Model(bp.parse_robot(WITH_MASS))
+    with pytest.raises(bp.ArgumentError, match=r"^reference: 51 ticks; track simulates at most 50 \(a controller "
+                                               r"call from Python each\); give a lower rate or a shorter duration$"):
+        bp.track(model, _reference(51))
+    assert np.isfinite(bp.track(model, _reference(50)).truth.q).all()
+
+
+def test_the_tracked_tick_cap_runs_in_seconds_not_minutes():
+    from baseparam.simulation import tracking
+    assert tracking.MAX_TRACKED_TICKS == 500_000 < tracking.MAX_TICKS
