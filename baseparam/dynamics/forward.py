@@ -373,7 +373,8 @@ class ForwardDynamics:
             return out, singular
         if S <= FEW:
             # the Python path on local lists, not self(): no turn taken at this object's lock and buffers per sample
-            every = np.array([self._python_outputs(*row) for row in zip(q, qd, tau)]).reshape(S, -1)
+            every = np.array([self._python_outputs(*row) for row in zip(q, qd, tau)]).reshape(
+                S, n_v + self.kernel.n_pivots)
         else:
             every = np.empty((n_v + self.kernel.n_pivots, S))
             # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
