@@ -378,7 +378,7 @@ def test_optimized_kernel_gives_the_unoptimized_numbers_to_the_bit(name, tmp_pat
     k = kernel(robot)
     body = c_statements(k.graph, k.outputs, lambda input_name, i: k._source(input_name, i, C))
     assert _native.flags_for(len(body)) == _native.O1_FLAGS != _native.FLAGS
-    source = c_source(k.n_q, k.n_v, k.floating, body)
+    source = c_source(k.n_q, k.n_v, k.floating, body, n_pivots=k.n_pivots)
     rng = np.random.default_rng(8)
     p = ForwardDynamics(bp.Model(robot, random_parameters(robot, "pseudo", rng)[0]), native=False).p
     S, n = 500, robot.n_v
@@ -389,7 +389,7 @@ def test_optimized_kernel_gives_the_unoptimized_numbers_to_the_bit(name, tmp_pat
         assert lib is not None
         out = np.zeros((S, n))
         lib.fd_batch(S, *(x.ctypes.data for x in (q, qd, tau, p, out)))
-        block = np.concatenate([q[1], qd[1], tau[1], np.zeros(n), p])
+        block = np.concatenate([q[1], qd[1], tau[1], np.zeros(n + k.n_pivots), p])
         lib.fd_packed(block.ctypes.data)
         Q, V, dt = np.zeros((101, n)), np.zeros((101, n)), np.full(100, 1e-3)
         Q[0], V[0] = q[0], qd[0]

@@ -15,6 +15,7 @@ import numpy as np
 from .._validation import ABSURD
 from ..errors import ArgumentError
 from ..model.urdf_update import pseudo_of
+from .forward_graph import PIVOT_ROUND_OFF
 from .samples import link_parameters, standard_model
 
 # A pseudo-inertia's smallest eigenvalue above −this × its largest magnitude is round-off, not a non-physical body.
@@ -60,6 +61,30 @@ def require_finite(x, what):
                             "links carry no inertia about its axis and no rotor inertia, or bodies that are not "
                             "physical)")
     return x
+
+
+def round_off_pivots(pivots):
+    """Which joints' pivots are round-off: ``pivots`` (..., 2 n_dof), each joint's D = SᵀIᴬS (+ rotor inertia) and
+    its scale (:func:`~baseparam.dynamics.forward_graph.build_forward`'s ``pivots``) → bool (..., n_dof); NaN counts."""
+    return ~(np.abs(pivots[..., 0::2]) >= PIVOT_ROUND_OFF * np.abs(pivots[..., 1::2]))
+
+
+def require_pivots(pivots, place):
+    """Refuse one sample whose articulated-body sweep met a pivot of round-off: ``pivots`` (2 n_dof,)
+    (:func:`round_off_pivots`); ``place`` says where the sample is ('at this q').
+
+    M(q) is then singular to round-off (two coaxial joints with a massless link between them), and q̈ finite: beyond
+    ±1e8 for most τ (:func:`require_regular`), but for a τ in M(q)'s range (from inverse dynamics) one of infinitely
+    many solutions, within the states taken, was returned as the motion."""
+    tiny = round_off_pivots(pivots)
+    if tiny.any():
+        k = int(np.argmax(tiny))
+        with np.errstate(all="ignore"):
+            ratio = pivots[2 * k] / pivots[2 * k + 1]
+        raise ArgumentError(f"p: the joint-space inertia M(q) is singular {place} (the articulated-body sweep's pivot "
+                            f"of joint {k + 1}, {ratio:.3g} of its articulated inertia, within round-off): q̈ is "
+                            "not determined (a joint whose links carry no inertia about its axis and no rotor "
+                            "inertia, or bodies that are not physical)")
 
 
 def require_regular(model, q, x, what, where=None):

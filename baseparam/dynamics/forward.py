@@ -32,7 +32,8 @@ from ..model.value import MODELS, as_model, model_call, takes_model
 from . import _native, _native_rule
 from ._native import address
 from ._compiled import piece_samples
-from ._definite import at_this_q, nonphysical_body, require_definite, require_finite, require_regular
+from ._definite import (at_this_q, nonphysical_body, require_definite, require_finite, require_pivots,
+                        require_regular, round_off_pivots)
 from ._peaks import peak
 from .._validation import ABSURD, CHECKED_BYTES, check_flag, check_robot_states, check_state_sizes, shown
 from ._forward_c import SIGNATURES, c_source
@@ -95,6 +96,8 @@ class Kernel:
         self.velocities = velocities
         g, outputs = build(robot)
         self.graph, self.outputs = g, outputs
+        # outputs beyond q̈: each joint's pivot and its scale (forward_graph's pivots), which say M(q) is singular
+        self.n_pivots = sum(i >= robot.n_v for i, _ in outputs)
         offsets = motion_offsets(robot)
         first, shapes = (robot.n_q - robot.n_dof, robot.n_v - robot.n_dof), [j.friction_model for j in robot.joints]
 
@@ -119,7 +122,8 @@ class Kernel:
                     body = c_statements(self.graph, self.outputs, lambda name, k: self._source(name, k, C))
                     solve = self.velocities and c_statements(self.velocities.graph, self.velocities.outputs,
                                                              lambda name, k: self.velocities._source(name, k, C))
-                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body, solve), SIGNATURES,
+                    lib = _native.load(c_source(self.n_q, self.n_v, self.floating, body, solve, self.n_pivots),
+                                       SIGNATURES,
                                        _native.flags_for(len(body) + len(solve or ())))
                     self.statements = len(body)
                     if lib is not None:               # before _lib: whoever sees the library finds packed
@@ -131,7 +135,8 @@ class Kernel:
 # the graphs a Kernel compiles, by name: q̈ (the ABA), and the two halves of a simulation in Poisson impulses (q, p),
 # q̇ = M(q)⁻¹ p and ṗ (Ivanov's rate), through the same C template and calls (q, q̇, τ) → out; 'momenta_steps' is ṗ
 # with q̇ = M⁻¹ p beside it, whose rk4 steps (q, p)
-GRAPHS = {"forward": build_forward, "inverse_mass": functools.partial(build_forward, inverse_mass=True),
+GRAPHS = {"forward": functools.partial(build_forward, pivots=True),
+          "inverse_mass": functools.partial(build_forward, inverse_mass=True),
           "momenta_rate": build_momenta_rate, "momenta_steps": build_momenta_rate}
 
 
@@ -205,10 +210,11 @@ class ForwardDynamics:
         self._lock = threading.Lock()           # a call's buffers: threads may share one object (forward_dynamics does)
         self._p_list = p.tolist()
         n_q, n_v = robot.n_q, robot.n_v
-        # one block in the order of the C kernel's fd_packed: q, q̇, τ, q̈, then the parameters
-        b = self._buffer = np.concatenate([np.zeros(n_q + 3 * n_v), p])
-        ends = np.cumsum([n_q, n_v, n_v, n_v])
-        self._q, self._qd, self._tau, self._out, self.p = np.split(b, ends)
+        # one block in the order of the C kernel's fd_packed: q, q̇, τ, q̈ and the pivots, then the parameters
+        pivots = self.kernel.n_pivots
+        b = self._buffer = np.concatenate([np.zeros(n_q + 3 * n_v + pivots), p])
+        ends = np.cumsum([n_q, n_v, n_v, n_v, pivots])
+        self._q, self._qd, self._tau, self._out, self._pivots, self.p = np.split(b, ends)
         self._block = ctypes.c_void_p(address(b))
         self._p_address = address(self.p)       # b is this object's own, never resized: its address holds
         # memoryview copies a float64 buffer of the same length in C, several times faster than numpy's
@@ -255,8 +261,11 @@ class ForwardDynamics:
                 self._view_tau[:] = tau
             except (TypeError, ValueError):
                 self._convert(q, qd, tau)
-            if call(self._block):               # the kernel's flag: q̈ holds a number that is not finite
-                _refuse(self._q, self._qd, self._tau, self._out)
+            flag = call(self._block)            # the kernel's flag: q̈ not finite (1), a pivot of round-off (2 + k)
+            if flag:
+                if flag == 1:
+                    _refuse(self._q, self._qd, self._tau, self._out)
+                require_pivots(self._pivots, at_this_q(0))
             out = self._out.copy()
             if max(map(abs, out.tolist())) > ABSURD:    # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
                 require_regular(self.model, self._q.copy(), out, "q̈", at_this_q)
@@ -270,21 +279,28 @@ class ForwardDynamics:
         with self._lock:                        # the buffers converted into, and read back from
             self._convert(q, qd, tau)
             q, qd, tau = self._q.copy(), self._qd.copy(), self._tau.copy()
-        out = self._python(q, qd, tau)
+        every = self._python_outputs(q, qd, tau)
+        out = np.array(every[:self.robot.n_v])
         self._count(1)
         if not all(map(math.isfinite, out.tolist())):
             _refuse(self._q, self._qd, self._tau, out)
+        require_pivots(np.array(every[self.robot.n_v:]), at_this_q(0))
         return require_regular(self.model, q, out, "q̈", at_this_q)
 
     def _python(self, q, qd, tau):
-        """One sample by the straight-line Python, in local lists (no buffer of this object: safe
+        """q̈ of one sample by the straight-line Python, in local lists (no buffer of this object: safe
         between threads)."""
-        out = [0.0] * self.robot.n_v
+        return np.array(self._python_outputs(q, qd, tau)[:self.robot.n_v])
+
+    def _python_outputs(self, q, qd, tau):
+        """:meth:`_python`'s q̈ followed by each joint's pivot and its scale (the kernel's outputs), a list."""
+        size = self.robot.n_v + self.kernel.n_pivots
+        out = [0.0] * size
         try:
             self.kernel.scalar(*(np.asarray(x, dtype=float).tolist() for x in (q, qd, tau)), self._p_list, out)
         except ZeroDivisionError:            # a zero pivot: M(q) singular; NaN as the C kernel gives
-            out = [math.nan] * self.robot.n_v
-        return np.array(out)
+            out = [math.nan] * size
+        return out
 
     def _convert(self, q, qd, tau):
         """Copy one sample of numbers into the buffers (lists, other dtypes, scalars broadcast); text, booleans,
@@ -328,34 +344,45 @@ class ForwardDynamics:
             # a small batch nothing
             check_state_sizes({"q": q, "qd": qd, "tau": tau})
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = self._batch(q, qd, tau)
+            out, singular = self._batch(q, qd, tau)
         bad = ~np.isfinite(out)
         if bad.any():
             s = int(np.argmax(bad.any(axis=1)))
             _refuse(q[s], qd[s], tau[s], out, f"sample {s}: ")
+        if singular >= 0:                   # the joint named from that sample's pivots
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                pivots = self._python_outputs(q[singular], qd[singular], tau[singular])[self.robot.n_v:]
+                require_pivots(np.array(pivots), f"at sample {singular}")
         return require_regular(self.model, q, out, "q̈")
 
     def _batch(self, q, qd, tau):
-        S = q.shape[0]
+        """(q̈ (S, n_v), the first sample whose pivot is round-off of its scale, or -1)."""
+        S, n_v = q.shape[0], self.robot.n_v
         exact = self.kernel.same_as_numpy
         native = self.kernel.native(build=exact and S >= _native_rule.NATIVE_SAMPLES)
         if native is not None and (S < SMALL_BATCH or exact):
             q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
-            out = np.empty((S, self.robot.n_v))
-            piece = piece_samples(self.kernel.statements)
+            out = np.empty((S, n_v))
+            piece, singular = piece_samples(self.kernel.statements), -1
             for a in range(0, S, piece):              # in pieces: Ctrl-C is handled between calls
                 b = min(S, a + piece)
-                native.fd_batch(b - a, *(address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)), address(self.p),
-                                address(out) + 8 * a * out.shape[1])
-            return out
+                found = native.fd_batch(b - a, *(address(x) + 8 * a * x.shape[1] for x in (q, qd, tau)),
+                                        address(self.p), address(out) + 8 * a * out.shape[1])
+                if singular < 0 <= found:
+                    singular = a + found
+            return out, singular
         if S <= FEW:
             # the Python path on local lists, not self(): no turn taken at this object's lock and buffers per sample
-            return np.array([self._python(*row) for row in zip(q, qd, tau)]).reshape(S, self.robot.n_v)
-        out = np.empty((self.robot.n_v, S))
-        # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
-        # ZeroDivisionError) when M is singular
-        in_blocks(self.kernel.batch, (q.T.copy(), qd.T.copy(), tau.T.copy()), self.p, out=out)
-        return out.T
+            every = np.array([self._python_outputs(*row) for row in zip(q, qd, tau)]).reshape(
+                S, n_v + self.kernel.n_pivots)
+        else:
+            every = np.empty((n_v + self.kernel.n_pivots, S))
+            # p as float64 scalars: what depends on p alone (a leaf's pivot) divides as numpy does (inf, not
+            # ZeroDivisionError) when M is singular
+            in_blocks(self.kernel.batch, (q.T.copy(), qd.T.copy(), tau.T.copy()), self.p, out=every)
+            every = every.T
+        tiny = round_off_pivots(every[:, n_v:]).any(axis=1)
+        return every[:, :n_v], int(np.argmax(tiny)) if tiny.any() else -1
 
     def rk4(self, q, qd, dt, tau, substeps=1, rows=None):
         """Fixed-step RK4 with the torque held over each step, in place.

@@ -36,6 +36,8 @@ from .regressor_graph import base_gravity, carry, carry_back, friction_rate, gra
 from .spatial_graph import force_cross, inertia_back, matvec, rigid_inertia, solve_symmetric, symmetric
 from .._validation import check_robot
 
+# A pivot of the sweep within this of its scale (:func:`_pivot_scale`) is round-off: M(q) singular
+PIVOT_ROUND_OFF = 1e-12
 # the link parameters a graph reads, per body, in the joint frame: mass, first moments, inertia about the origin
 BODY = ("m", "hx", "hy", "hz", "xx", "xy", "xz", "yy", "yz", "zz")
 
@@ -114,7 +116,7 @@ def _body(g, P, start):
     return rigid_inertia(g, m, [hx, hy, hz], [xx, xy, xz, yy, yz, zz])
 
 
-def build_forward(robot, *, inverse_mass=False):
+def build_forward(robot, *, inverse_mass=False, pivots=False):
     """Expression graph of q̈ = FD(q, q̇, τ) with the parameters as inputs.
 
     Inputs: ``c``, ``s``, ``d`` (cos, sin, travel of joint k), ``sgn`` (sign of its q̇), ``qd`` and
@@ -124,6 +126,9 @@ def build_forward(robot, *, inverse_mass=False):
     With ``inverse_mass`` the graph of M(q)⁻¹ τ instead: q̇ read as zero, no gravity, no friction (the
     velocity terms fold away). Given Poisson impulses as τ, it is q̇ = M(q)⁻¹ p by the articulated
     inertias (Vereshchagin's sweep; :mod:`baseparam.dynamics.momenta`).
+
+    With ``pivots`` also, as outputs ``n_v + 2k`` and ``n_v + 2k + 1``, joint k's pivot D and the scale it is
+    round-off of when ``|D| < PIVOT_ROUND_OFF · |scale|`` (:func:`_pivot_scale`: M(q) singular).
 
     Returns
     -------
@@ -165,9 +170,11 @@ def build_forward(robot, *, inverse_mass=False):
         IA[k] = _body(g, P, layout.bodies[k])
         pA[k] = force_cross(x, matvec(IA[k], x))
 
-    U, inv_D, u = [None] * n, [None] * n, [None] * n
+    U, inv_D, u, ratios = [None] * n, [None] * n, [None] * n, []
+    own, swept = list(IA), [None] * n                          # each link's body; its I^A once swept
     for k in reversed(range(n)):                               # 2. articulated inertias
         ax, I = axis[k], IA[k]
+        swept[k] = I
         U[k] = [I[i][ax] for i in range(6)]
         D = U[k][ax]
         effort = tau[k] - pA[k][ax]
@@ -178,6 +185,13 @@ def build_forward(robot, *, inverse_mass=False):
             if kind in drive:
                 effort = effort - drive[kind] * friction_rate(g, inputs, k, kind)
         inv_D[k], u[k] = 1.0 / D, effort
+        if pivots:
+            # D and its scale, not their ratio: a product to compare costs the kernel less than a division
+            root = parents[k] < 0 and not robot.is_floating
+            # a fixed root's I^A is read for its axis's column alone: the diagonal of its own body and of its
+            # children's I^A (each computed anyway) instead of its own, which would cost a fifth of the kernel
+            bodies = [own[k]] + [swept[c] for c in range(k + 1, n) if parents[c] == k] if root else [I]
+            ratios += [(nb + n + 2 * k, D), (nb + n + 2 * k + 1, _pivot_scale(bodies, ax, drive.get("IA")))]
         parent = parents[k]
         if parent < 0 and not robot.is_floating:
             continue
@@ -211,7 +225,23 @@ def build_forward(robot, *, inverse_mass=False):
         x[axis[k]] = x[axis[k]] + qdd
         a[k] = x
         outputs.append((nb + k, qdd))
-    return g, [(i, node.i) for i, node in outputs]
+    return g, [(i, node.i) for i, node in outputs + ratios]
+
+
+def _pivot_scale(inertias, ax, rotor):
+    """What a joint's pivot D = Sᵀ I^A S (+ its rotor inertia) is round-off of: the diagonal of I^A's block of its
+    axis (the angular one of a revolute joint, the linear one of a prismatic joint), plus the rotor inertia; I^A is
+    given as ``inertias`` to be summed (a fixed root: its body and its children's I^A, each about its own frame's
+    origin: a scale that may be smaller than its own, which can only let a pivot of round-off pass, to
+    :func:`~baseparam.dynamics._definite.require_regular`, never refuse a regular one).
+
+    Each term is ≥ 0 for physical bodies (no cancellation in the scale), and it holds what a pivot of round-off was
+    cancelled from: two coaxial joints with a massless link between them left 1e-17 kg·m² of a child's articulated
+    inertia about the shared axis, beside its inertia about the other two (≥ that about the axis, by the triangle
+    inequality), and q̈ came out as one of infinitely many solutions, or as 1e16."""
+    block = range(0, 3) if ax < 3 else range(3, 6)
+    scale = sum((I[i][i] for I in inertias for i in block[1:]), inertias[0][block[0]][block[0]])
+    return scale + rotor if rotor is not None else scale
 
 
 def _add(I, J):
@@ -223,4 +253,4 @@ def _less_outer(I, w, u):
     return symmetric(lambda i, j: I[i][j] - w[i] * u[j])
 
 
-__all__ = ["BODY", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]
+__all__ = ["BODY", "PIVOT_ROUND_OFF", "Slots", "build_forward", "forward_parameters", "frame_steps", "slots"]

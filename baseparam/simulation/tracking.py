@@ -45,6 +45,10 @@ from .noise import checked_gains
 
 MAX_STEP_BANDWIDTH = 0.5      # ω·Δt above which a PD held over a tick is no longer a good approximation
 MAX_TICKS = 10_000_000        # of a reference (each one a controller call in Python)
+# of a reference track simulates: each tick is a controller call and an RK4 interval from Python, 12-17 µs of CPU on a
+# 7-DOF arm, so 5·10⁵ are some 6-8 s (wall time 20 s on 2 cores shared by 8 jobs); MAX_TICKS (10⁷) were minutes, a hang
+# to a caller (from_log(log, 1e6) of a 2 s log: 2·10⁶ ticks, beyond 60 s)
+MAX_TRACKED_TICKS = 500_000
 # from_log's uniform grid beyond MAX_TICKS rows is refused when it has more than this many times the log's samples: a
 # long pause (an hour between two samples), not a long log, whose samples are already in memory
 MAX_GRID_GROWTH = 10
@@ -272,6 +276,7 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
         The robot and its true parameters (``bp.Model(robot)``: the description's). Deprecated:
         ``robot, p, reference, …, parameters='pseudo'``.
     reference : Reference
+        At most :data:`MAX_TRACKED_TICKS` ticks.
     noise : SensorNoise, optional
         What the sensors add to the log.
     gains : array_like, shape (n_dof,), optional
@@ -294,6 +299,9 @@ def track(model, reference, *, noise=None, gains=None, bandwidth=10.0,
     robot = model.robot
     model.values()
     check_instance(reference, "reference", Reference, "a bp.Reference")
+    if len(reference.t) > MAX_TRACKED_TICKS:          # before the feedforward and M(q) along it are computed
+        raise ArgumentError(f"reference: {len(reference.t)} ticks; track simulates at most {MAX_TRACKED_TICKS} (a "
+                            f"controller call from Python each); give a lower rate or a shorter duration")
     if reference.n_dof != robot.n_dof or robot.is_floating:
         raise ArgumentError(f"reference: {reference.n_dof} joints for {robot.name}'s {robot.n_dof} (fixed base)")
     checked_noise(noise)
