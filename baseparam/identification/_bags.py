@@ -624,12 +624,14 @@ def _times_apart(stream, clock, source, damaged):
     neighbour, the time must be apart (:func:`._rows.apart_ends`) on its clock while the other clock (receive
     times, or the header stamps of a stream read on receive times) shows no pause there (:data:`_PAUSE`): the
     recorder received it among the others (a driver restarted after its first message is a pause on both clocks,
-    read as before). Damaged messages are appended to ``damaged`` and left out, or refused when it is None."""
+    read as before); receive times are so judged only on the header stamps' timeline (:func:`_one_timeline`: a
+    simulation paused stops its stamps, not the recorder's clock). Damaged messages are appended to ``damaged`` and
+    left out, or refused when it is None."""
     files = np.argsort(stream.order, kind="stable")
     times, other = ((stream.stamps, stream.received) if clock == "header" else (stream.received, stream.stamps))
     times, other = times[files], other[files]
     apart = list(_out_and_back(times)) if clock == "header" else []
-    if other.any():
+    if other.any() and (clock == "header" or _one_timeline(times, other)):
         apart += [k for k in apart_ends(times) if not _pause_at(other, k)]
     if not apart:
         return stream
@@ -651,6 +653,15 @@ def _out_and_back(times):
     span = np.maximum(np.abs(times[2:] - times[:-2]), np.median(np.abs(steps)))
     far = np.minimum(np.abs(out), np.abs(back))
     return np.flatnonzero((np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0)) + 1
+
+
+def _one_timeline(received, stamps):
+    """Whether the receive times (M,) and the header stamps (M,) of a stream count on one timeline: their typical
+    offset within the log's span on either clock. A simulation's stamps (seconds since it started) and a recorder's
+    wall clock (since 1970) are not: paused, the simulation stops its stamps while the recorder's clock runs on, a
+    pause of the receive times (at an end too) without one of the stamps (:func:`_times_apart`)."""
+    offset = abs(float(np.median(received - stamps)))
+    return offset <= np.ptp(received) + np.ptp(stamps)
 
 
 def _pause_at(times, k):

@@ -1,0 +1,50 @@
+"""Round 26, helper rv16: review of lrd7 (the readers' new damage rules) for false refusals of valid logs.
+
+Realistic logs (a late-joining subscriber, drops, a recorder started before the driver, bursts, a simulation paused,
+two arms on one topic, grippers, vibrating joints, the real UR10e and KUKA logs through every writer) were read with
+the code before lrd7 (7423a203) and after: bit-identical but for the cases below."""
+import numpy as np
+import pytest
+
+import baseparam as bp
+from test_logs import write_bag
+
+BAG_KINDS = ["mcap", "sqlite3", "ros1"]
+JOINTS = ["a", "b"]
+
+
+def _messages(stamps, received):
+    return [(int(round(r * 1e9)), int(round(s * 1e9)), JOINTS, [0.001 * k, -0.001 * k], [1.0, 1.0], [2.0, 2.0])
+            for k, (s, r) in enumerate(zip(stamps, received))]
+
+
+def _bag(tmp_path, kind, name):
+    return tmp_path / (f"{name}.bag" if kind == "ros1" else name)
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_paused_simulation_read_on_receive_times_is_read_as_before(tmp_path, kind):
+    """Gazebo paused after the first message and before the last: the header stamps (simulation time from 12.3 s)
+    run on, the recorder's wall clock (since 1970) pauses 4 s and 3 s. Read on receive times, the first and last
+    messages were refused as damaged receive times since lrd7 (their stamps show no pause): the two clocks are not
+    one timeline, and the pauses are the receive times' own. Read as before: every message, the pauses kept."""
+    stamps = 12.3 + 0.001 * np.arange(200)
+    received = 1.7e9 + 0.001 * np.arange(200) + 4.0 * (np.arange(200) > 0) + 3.0 * (np.arange(200) == 199)
+    path = write_bag(_bag(tmp_path, kind, "paused"), kind, {"/joint_states": _messages(stamps, received)})
+    traj = bp.read_trajectory(path, joints=JOINTS, clock="receive")
+    assert traj.t.size == 200 and traj.skipped == ()
+    assert np.allclose(traj.t, received, rtol=0, atol=1e-6)
+    assert traj.t[1] - traj.t[0] > 4 and traj.t[-1] - traj.t[-2] > 3
+    traj = bp.read_trajectory(path, joints=JOINTS)            # on the stamps: no pause, read as before
+    assert traj.t.size == 200 and np.ptp(traj.t) < 0.2
+
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_a_receive_time_apart_on_the_stamps_timeline_is_still_damaged(tmp_path, kind):
+    """The rule lrd7 added holds where the clocks are one timeline: the last receive time 64 s after the others,
+    its stamp among them (a robot's wall clock on both)."""
+    stamps = 1.7e9 + 0.01 * np.arange(40)
+    received = stamps + 0.002 + 64.0 * (np.arange(40) == 39)
+    path = write_bag(_bag(tmp_path, kind, "late"), kind, {"/joint_states": _messages(stamps, received)})
+    with pytest.raises(bp.DataError, match=r"message 39: damaged JointState \(receive time .* a damaged time\)"):
+        bp.read_trajectory(path, joints=JOINTS, clock="receive")
