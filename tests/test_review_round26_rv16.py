@@ -101,3 +101,25 @@ def test_the_split_by_runs_equals_the_split_a_message_at_a_time():
         mine, reference = _bags._two_series(values), _two_series_a_message_at_a_time(values)
         assert (mine is None) == (reference is None)
         assert mine is None or np.array_equal(mine, reference)
+
+
+# -- header stamps damaged alike, side by side ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", BAG_KINDS)
+def test_two_header_stamps_flipped_alike_side_by_side_are_damaged(tmp_path, kind):
+    """Messages 12 and 13 of 40 at 100 Hz, both stamps' seconds with bit 3 flipped (8 s back): each had the other as a
+    neighbour, so neither stood apart from both (lrd7's rule); both were sorted to the start of the log with a note
+    only, two samples 8 s before the motion. Now damaged, named with the stamps of the messages around the two."""
+    stamps = 1000.0 + 0.01 * np.arange(40)
+    stamps[12:14] -= 8.0
+    path = write_bag(_bag(tmp_path, kind, "two"), kind, {"/joint_states": _messages(stamps, 1000.0 + 0.01 *
+                                                                                    np.arange(40))})
+    with pytest.raises(bp.DataError, match=r"message 12: damaged JointState \(header stamp 992.12 s, 7.99 s from the "
+                                           r"messages received next to it \(1000.11 s, 1000.14 s\).*; 1 more damaged"):
+        bp.read_trajectory(path, joints=JOINTS)
+    traj = bp.read_trajectory(path, joints=JOINTS, skip_bad_rows=True)
+    assert [k for k, _ in traj.skipped] == [12, 13] and traj.t.size == 38 and np.ptp(traj.t) < 0.4
+    stamps[12:14] = stamps[13] + 8.0, stamps[12] + 8.0      # neighbours swapped, as transport jitter: read as before
+    traj = bp.read_trajectory(write_bag(_bag(tmp_path, kind, "jitter"), kind, {"/joint_states": _messages(
+        stamps, 1000.0 + 0.01 * np.arange(40))}), joints=JOINTS)
+    assert traj.t.size == 40 and traj.skipped == ()

@@ -608,6 +608,8 @@ def _unset_stamps(stream, source, damaged):
 # A header stamp this many times its two neighbours' own step (two typical steps) from each of them, out and back,
 # is damaged (:func:`_out_and_back`): 0.4 s at 100 Hz; a publisher's stamps in receive order jitter by a few steps.
 _OUT_AND_BACK = 20
+# Times side by side at most that move out and back together (:func:`_out_and_back`).
+_MOVED_TOGETHER = 3
 # A step of a clock beyond this many of its typical (median) steps is a pause on that clock (:func:`_times_apart`).
 _PAUSE = 10
 
@@ -635,7 +637,7 @@ def _times_apart(stream, clock, source, damaged):
         apart += [k for k in apart_ends(times) if not _pause_at(other, k)]
     if not apart:
         return stream
-    indices = {int(stream.order[files[k]]): _time_far(times, k, clock) for k in apart}
+    indices = {int(stream.order[files[k]]): _time_far(times, k, clock, set(apart)) for k in apart}
     if damaged is None:
         index = min(indices)
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {indices[index]}")
@@ -645,14 +647,25 @@ def _times_apart(stream, clock, source, damaged):
 
 def _out_and_back(times):
     """Positions of the times (M,), in the recorder's order, each more than :data:`_OUT_AND_BACK` times both the
-    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`)."""
+    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`);
+    so are runs of up to :data:`_MOVED_TOGETHER` such times side by side (two stamps damaged alike moved together:
+    each had a neighbour near it, and was sorted with it to an end of the log with a note only)."""
     if times.size < 3:
         return np.zeros(0, dtype=np.int64)
     steps = np.diff(times)
-    out, back = steps[:-1], steps[1:]
-    span = np.maximum(np.abs(times[2:] - times[:-2]), np.median(np.abs(steps)))
-    far = np.minimum(np.abs(out), np.abs(back))
-    return np.flatnonzero((np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0)) + 1
+    typical = np.median(np.abs(steps))
+    found = []
+    for run in range(1, min(_MOVED_TOGETHER, times.size - 2) + 1):
+        out, back = steps[:steps.size - run], steps[run:]
+        span = np.maximum(np.abs(times[run + 1:] - times[:-run - 1]), typical)
+        far = np.minimum(np.abs(out), np.abs(back))
+        inside = np.zeros(out.size)             # the run's own steps: a few typical ones, the run moved as one
+        for k in range(1, run):
+            inside = np.maximum(inside, np.abs(steps[k:k + out.size]))
+        moved = (np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0) & (inside <= span)
+        starts = np.flatnonzero(moved) + 1
+        found += [starts + k for k in range(run)]
+    return np.unique(np.concatenate(found))
 
 
 def _one_timeline(received, stamps):
@@ -671,10 +684,16 @@ def _pause_at(times, k):
     return bool((steps[0] if k == 0 else steps[-1]) > _PAUSE * np.median(steps))
 
 
-def _time_far(times, k, clock):
+def _time_far(times, k, clock, apart):
     """The reason, one phrase, that the time ``k`` of ``times`` (M,) in the recorder's order, on ``clock``, is
-    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps."""
-    near = [j for j in (k - 1, k + 1) if 0 <= j < times.size]
+    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps; the
+    neighbours are the nearest messages not among those ``apart`` (a run of times moved together)."""
+    below, above = k - 1, k + 1
+    while below in apart:
+        below -= 1
+    while above in apart:
+        above += 1
+    near = [j for j in (below, above) if 0 <= j < times.size]
     shown_times = distinct_seconds(times[k], *times[near])
     gap = min(abs(times[k] - times[j]) for j in near)
     steps = gap / np.median(np.abs(np.diff(times)))
