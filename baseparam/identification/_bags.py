@@ -608,6 +608,8 @@ def _unset_stamps(stream, source, damaged):
 # A header stamp this many times its two neighbours' own step (two typical steps) from each of them, out and back,
 # is damaged (:func:`_out_and_back`): 0.4 s at 100 Hz; a publisher's stamps in receive order jitter by a few steps.
 _OUT_AND_BACK = 20
+# Times side by side at most that move out and back together (:func:`_out_and_back`).
+_MOVED_TOGETHER = 3
 # A step of a clock beyond this many of its typical (median) steps is a pause on that clock (:func:`_times_apart`).
 _PAUSE = 10
 
@@ -624,16 +626,18 @@ def _times_apart(stream, clock, source, damaged):
     neighbour, the time must be apart (:func:`._rows.apart_ends`) on its clock while the other clock (receive
     times, or the header stamps of a stream read on receive times) shows no pause there (:data:`_PAUSE`): the
     recorder received it among the others (a driver restarted after its first message is a pause on both clocks,
-    read as before). Damaged messages are appended to ``damaged`` and left out, or refused when it is None."""
+    read as before); receive times are so judged only on the header stamps' timeline (:func:`_one_timeline`: a
+    simulation paused stops its stamps, not the recorder's clock). Damaged messages are appended to ``damaged`` and
+    left out, or refused when it is None."""
     files = np.argsort(stream.order, kind="stable")
     times, other = ((stream.stamps, stream.received) if clock == "header" else (stream.received, stream.stamps))
     times, other = times[files], other[files]
     apart = list(_out_and_back(times)) if clock == "header" else []
-    if other.any():
+    if other.any() and (clock == "header" or _one_timeline(times, other)):
         apart += [k for k in apart_ends(times) if not _pause_at(other, k)]
     if not apart:
         return stream
-    indices = {int(stream.order[files[k]]): _time_far(times, k, clock) for k in apart}
+    indices = {int(stream.order[files[k]]): _time_far(times, k, clock, set(apart)) for k in apart}
     if damaged is None:
         index = min(indices)
         raise DataError(f"{source}: topic {stream.topic}: message {index}: {indices[index]}")
@@ -643,14 +647,34 @@ def _times_apart(stream, clock, source, damaged):
 
 def _out_and_back(times):
     """Positions of the times (M,), in the recorder's order, each more than :data:`_OUT_AND_BACK` times both the
-    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`)."""
+    typical step and its neighbours' own step away from both neighbours, on one side of both (:func:`_times_apart`);
+    so are runs of up to :data:`_MOVED_TOGETHER` such times side by side (two stamps damaged alike moved together:
+    each had a neighbour near it, and was sorted with it to an end of the log with a note only)."""
     if times.size < 3:
         return np.zeros(0, dtype=np.int64)
     steps = np.diff(times)
-    out, back = steps[:-1], steps[1:]
-    span = np.maximum(np.abs(times[2:] - times[:-2]), np.median(np.abs(steps)))
-    far = np.minimum(np.abs(out), np.abs(back))
-    return np.flatnonzero((np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0)) + 1
+    typical = np.median(np.abs(steps))
+    found = []
+    for run in range(1, min(_MOVED_TOGETHER, times.size - 2) + 1):
+        out, back = steps[:steps.size - run], steps[run:]
+        span = np.maximum(np.abs(times[run + 1:] - times[:-run - 1]), typical)
+        far = np.minimum(np.abs(out), np.abs(back))
+        inside = np.zeros(out.size)             # the run's own steps: a few typical ones, the run moved as one
+        for k in range(1, run):
+            inside = np.maximum(inside, np.abs(steps[k:k + out.size]))
+        moved = (np.sign(out) == -np.sign(back)) & (far > _OUT_AND_BACK * span) & (span > 0) & (inside <= span)
+        starts = np.flatnonzero(moved) + 1
+        found += [starts + k for k in range(run)]
+    return np.unique(np.concatenate(found))
+
+
+def _one_timeline(received, stamps):
+    """Whether the receive times (M,) and the header stamps (M,) of a stream count on one timeline: their typical
+    offset within the log's span on either clock. A simulation's stamps (seconds since it started) and a recorder's
+    wall clock (since 1970) are not: paused, the simulation stops its stamps while the recorder's clock runs on, a
+    pause of the receive times (at an end too) without one of the stamps (:func:`_times_apart`)."""
+    offset = abs(float(np.median(received - stamps)))
+    return offset <= np.ptp(received) + np.ptp(stamps)
 
 
 def _pause_at(times, k):
@@ -660,10 +684,16 @@ def _pause_at(times, k):
     return bool((steps[0] if k == 0 else steps[-1]) > _PAUSE * np.median(steps))
 
 
-def _time_far(times, k, clock):
+def _time_far(times, k, clock, apart):
     """The reason, one phrase, that the time ``k`` of ``times`` (M,) in the recorder's order, on ``clock``, is
-    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps."""
-    near = [j for j in (k - 1, k + 1) if 0 <= j < times.size]
+    damaged (:func:`_times_apart`): its neighbours' times, how far it is from the nearer in typical steps; the
+    neighbours are the nearest messages not among those ``apart`` (a run of times moved together)."""
+    below, above = k - 1, k + 1
+    while below in apart:
+        below -= 1
+    while above in apart:
+        above += 1
+    near = [j for j in (below, above) if 0 <= j < times.size]
     shown_times = distinct_seconds(times[k], *times[near])
     gap = min(abs(times[k] - times[j]) for j in near)
     steps = gap / np.median(np.abs(np.diff(times)))
@@ -941,30 +971,67 @@ def _two_series(values):
     series left and taken up again at least :data:`_MIN_RETURNS` times, else None. A message joins the series whose
     last positions are nearest (the largest joint's gap), the second started by the first message more than
     :data:`_SERIES_GAP` from the first's. One of the two is the message before's, its gaps taken in numpy
-    (:func:`_largest_gaps`); the other's in Python floats, a message at a time."""
-    rows, before = values.tolist(), _largest_gaps(values).tolist()
-    last, series, current = [0, -1], bytearray(len(rows)), 0
-    for k in range(1, len(rows)):
-        other = last[1 - current]
-        if other < 0:                   # the first series alone so far: the message before is its last
-            nearest = int(before[k] > _SERIES_GAP)
-        else:
-            gap = max([abs(x - y) for x, y in zip(rows[k], rows[other])])
-            first, second = (before[k], gap) if current == 0 else (gap, before[k])
-            nearest = int(second < first)
-        last[nearest], current, series[k] = k, nearest, nearest
-    series = np.frombuffer(series, dtype=np.uint8)
+    (:func:`_largest_gaps`); the other's is the same message while no message changes series: a long run of messages
+    is judged in blocks (:func:`_run_end`), not a message at a time."""
+    values = np.asarray(values, dtype=np.float64)
+    before = _largest_gaps(values)
+    split = (values, before, before.tolist(), _largest_gaps(values, 2).tolist())
+    series = np.zeros(len(values), dtype=np.uint8)
+    second = np.flatnonzero(before > _SERIES_GAP)        # the first series alone until then
+    k = int(second[0]) if second.size else len(values)
+    last, current = [k - 1, k], 1
+    while k < len(values):
+        series[k], last[current] = current, k
+        end = _run_end(split, k + 1, last[1 - current], current)
+        series[k + 1:end] = current
+        last[current], current, k = end - 1, 1 - current, end
     returns = int((np.diff(series) != 0).sum()) // 2
     return series if returns >= _MIN_RETURNS and min(np.bincount(series, minlength=2)) >= _MIN_RETURNS else None
 
 
-def _largest_gaps(values):
-    """Each message's largest joint gap to the message before (M,; 0 for the first), as Python's ``max`` of the gaps
-    gives it: a NaN first among them kept, after another skipped (``max([nan, 1])`` is nan, ``max([1, nan])`` 1)."""
-    gaps = np.abs(np.diff(values, axis=0))
+_RUN_ROWS = 8           # messages of a run judged one at a time in Python floats, then in numpy blocks from this size
+
+
+def _run_end(split, k, other, current):
+    """The first message from ``k`` on that leaves the series ``current`` for the other, whose last message is
+    ``other`` (:func:`_two_series`): nearer that message than the one before it (series 0 left on a smaller gap, series
+    1 on a gap not larger); the number of messages when none does. ``split``: the positions (M, n), each message's
+    largest gap to the one before (M,) as an array and as a list, and to the one two before (a list: a series left
+    after one message, as a joint vibrating near Nyquist leaves it at every message). Gaps as Python's ``max`` of a
+    message's joint gaps gives them (:func:`_largest_gaps`; ``np.fmax`` skips every NaN, the first one kept). The
+    first few messages one at a time: a run is often short."""
+    values, before, ahead, beyond = split
+    stop, last = min(k + _RUN_ROWS, len(values)), None
+    for j in range(k, stop):
+        if j - other == 2:
+            gap = beyond[j]
+        else:
+            last = values[other].tolist() if last is None else last
+            gap = max([abs(x - y) for x, y in zip(values[j].tolist(), last)])
+        if (gap < ahead[j]) if current == 0 else not ahead[j] < gap:
+            return j
+    k, size = stop, _RUN_ROWS
+    while k < len(values):
+        with np.errstate(invalid="ignore"):         # inf - inf: NaN, as in Python floats
+            gaps = np.abs(values[k:k + size] - values[other])
+        gap = np.fmax.reduce(gaps, axis=1)
+        gap[np.isnan(gaps[:, 0])] = np.nan
+        leaves = np.flatnonzero(gap < before[k:k + size] if current == 0 else ~(before[k:k + size] < gap))
+        if leaves.size:
+            return k + int(leaves[0])
+        k, size = k + size, 2 * size
+    return len(values)
+
+
+def _largest_gaps(values, lag=1):
+    """Each message's largest joint gap to the message ``lag`` before (M,; 0 for the first ``lag``), as Python's
+    ``max`` of the gaps gives it: a NaN first among them kept, after another skipped (``max([nan, 1])`` is nan,
+    ``max([1, nan])`` 1)."""
     largest = np.zeros(len(values))
-    if len(values) > 1:
-        largest[1:] = gaps.max(axis=1) if not np.isnan(gaps).any() else [max(row) for row in gaps.tolist()]
+    if len(values) > lag:
+        with np.errstate(invalid="ignore"):         # inf - inf: NaN, as in Python floats
+            gaps = np.abs(values[lag:] - values[:-lag])
+        largest[lag:] = gaps.max(axis=1) if not np.isnan(gaps).any() else [max(row) for row in gaps.tolist()]
     return largest
 
 
