@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import baseparam as bp
-from baseparam.errors import DataError
+from baseparam.errors import DataError, DataWarning
 from baseparam.identification import _bags, _rows
 from test_fuzz_round25_lrd6 import _write_stamped
 from test_review_round25_rv10 import _motion, _refused, _stream
@@ -104,9 +104,10 @@ def _write_h5(path, t, log):
 
 @pytest.mark.parametrize("ext", [".csv", ".npz", ".parquet", ".h5"])
 @pytest.mark.parametrize("end", [0, -1])
-def test_a_time_apart_at_an_end_of_a_file_refused(tmp_path, ext, end):
+def test_a_time_apart_at_an_end_of_a_file_left_out(tmp_path, ext, end):
     """t[0]'s sign flipped (1 s read as -1 s, two seconds before the rest at 500 Hz), or the last time 2⁴ s ahead:
-    read as a gap; now a bad row, refused in one line naming it, or dropped with skip_bad_rows=True."""
+    read as a gap, its sample apart from the motion. With one clock it cannot be told from one sample recorded before
+    a pause, so it is not refused: left out with a DataWarning naming it, or listed with skip_bad_rows=True."""
     t = 1.0 + 0.002 * np.arange(200)
     damaged = t.copy()
     damaged[end] = -t[0] if end == 0 else t[-1] + 16
@@ -119,10 +120,11 @@ def test_a_time_apart_at_an_end_of_a_file_refused(tmp_path, ext, end):
     unit = "line" if ext == ".csv" else "row"
     shown = (r"time -1 s stands apart, 2.002 s before 1.002 s" if end == 0 else
              r"time 17.398 s stands apart, 16 s after 1.396 s")
-    with pytest.raises(DataError, match=rf"{unit} [0-9]+( \([a-z]+ t\))?: {shown} on {unit} "
+    with pytest.warns(DataWarning, match=rf"{unit} [0-9]+( \([a-z]+ t\))?: {shown} on {unit} "
                                         r".*more than 100 times the log's typical step 0.002 s \(a damaged time, or "
-                                        r"a sample cut off from the log: skip_bad_rows=True leaves it out\)$"):
-        bp.read_trajectory(path)
+                                        r"a sample cut off from the log\); left out$"):
+        traj = bp.read_trajectory(path)
+    assert traj.t.size == 199 and np.array_equal(traj.t, np.delete(t, end)) and not traj.skipped
     traj = bp.read_trajectory(path, skip_bad_rows=True)
     assert traj.t.size == 199 and np.array_equal(traj.t, np.delete(t, end)) and len(traj.skipped) == 1
     if ext != ".h5":

@@ -8,7 +8,8 @@ import numpy as np
 
 from .._checks import counted
 from .._numbers import distinct_seconds
-from ..errors import DataError
+from .._warnings import warn
+from ..errors import DataError, DataWarning
 from ..motion import MIN_SAMPLES, Trajectory, _coarse_note, _field_label, _jumps_ahead
 from ._record import ABSURD_BOUNDS, FIELDS, absurd, beyond_bounds
 
@@ -64,22 +65,25 @@ def _value_problems(table):
 
 
 def _time_problems(table, ok, explain=None):
-    """{parsed row index: reason} for rows whose time stamp is out of order, or stands apart at an end.
+    """{parsed row index: reason} for rows whose time stamp is out of order.
 
-    Only rows in ``ok`` take part: those out of order (:func:`_order_problems`), then, of the others, a first or
-    last time far from the rest (:func:`apart_ends`; unless ``table.apart_ends`` is False: a bag's stamps are
-    judged with its receive times, :func:`._bags._with_clock`). With ``explain``, only the first ``explain`` rows
+    Only rows in ``ok`` take part (:func:`_order_problems`). With ``explain``, only the first ``explain`` rows
     that go back get a full reason (an error shows one, counts the rest).
     """
     rows = np.flatnonzero(ok)
     t = table.data["t"][rows, 0]
-    out = {} if t.size < 2 or (t[1:] > t[:-1]).all() else _order_problems(table, rows, t, explain)
-    if table.apart_ends:
-        kept = ~np.isin(rows, list(out))
-        rows, t = rows[kept], t[kept]
-        for i in apart_ends(t):
-            out[int(rows[i])] = _apart_reason(table, rows, t, i)
-    return out
+    return {} if t.size < 2 or (t[1:] > t[:-1]).all() else _order_problems(table, rows, t, explain)
+
+
+def _apart_rows(table, ok):
+    """{parsed row index: reason} for the first or last of the rows ``ok`` whose time is far from the rest
+    (:func:`apart_ends`), unless ``table.apart_ends`` is False (a bag's stamps are judged with its receive times,
+    :func:`._bags._times_apart`)."""
+    if not table.apart_ends:
+        return {}
+    rows = np.flatnonzero(ok)
+    t = table.data["t"][rows, 0]
+    return {int(rows[i]): _apart_reason(table, rows, t, i) for i in apart_ends(t)}
 
 
 def apart_ends(t):
@@ -89,8 +93,9 @@ def apart_ends(t):
     A time far from the rest at an end has no second neighbour to tell it from a pause: inside the log a damaged
     time goes back, or jumps ahead and back, and is found so (:func:`_order_problems`); at an end it reads as a
     gap, its sample apart from the motion (a flipped sign of t[0]: 1 s read as -1 s, two seconds before the rest).
-    A log of that one sample, a pause, and the motion cannot be told from it, and is refused alike (one sample
-    cannot be filtered or differentiated: preprocessing leaves it out).
+    A log of that one sample, a pause, and the motion cannot be told from it with one clock: such a sample is left
+    out with a warning either way (:func:`_finish`; one sample cannot be filtered or differentiated, and
+    preprocessing would leave it out too), not refused.
     """
     steps = np.abs(np.diff(t))
     if steps.size < 2:
@@ -111,7 +116,7 @@ def _apart_reason(table, rows, t, i):
     where = "before" if i == 0 else "after"
     return (f"time {at} s stands apart, {abs(t[i] - t[k]):.4g} s {where} {other} s on {table.unit} "
             f"{table.ids[rows[k]]}, more than {APART} times the log's typical step {_typical_step(t):.3g} s "
-            "(a damaged time, or a sample cut off from the log: skip_bad_rows=True leaves it out)")
+            "(a damaged time, or a sample cut off from the log)")
 
 
 def _typical_step(t):
@@ -169,6 +174,14 @@ def _finish(table, gains, skip_bad_rows, **extra):
     ok[list(values)] = False
     times = _time_problems(table, ok, explain=None if skip_bad_rows else 1)
     ok[list(times)] = False
+    apart = _apart_rows(table, ok)
+    ok[list(apart)] = False
+    if apart and not skip_bad_rows:     # a damaged end time, or a sample cut off by a pause: either way not the motion
+        for r, reason in apart.items():
+            warn(f"{table.source}: {table.unit} {int(table.ids[r])}{table.where.get('t', '')}: {reason}; left out",
+                 DataWarning)
+        apart = {}
+    times.update(apart)
     # (id, reason, text after the id in messages, e.g. " (key torques)")
     problems = [(where, reason, "") for where, reason in table.problems]
     problems += [(int(table.ids[r]), reason, table.where.get(field, "")) for r, (field, reason) in values.items()]
