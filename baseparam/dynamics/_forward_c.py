@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ctypes
 
+from .._numbers import ABSURD
+
 _P = ctypes.c_void_p
 SIGNATURES = {"fd": (None, [_P] * 5), "fd_packed": (ctypes.c_int, [_P]), "fd_batch": (None, [ctypes.c_long] + [_P] * 5),
               "rk4": (None, [ctypes.c_long, _P, ctypes.c_long, _P, ctypes.c_long, _P, _P, _P])}
@@ -22,6 +24,7 @@ _C_TEMPLATE = """/* forward dynamics (articulated-body algorithm) and RK4, gener
 #define NV {n_v}
 #define FLOATING {floating}
 #define MOMENTA {momenta}
+#define ABSURD {absurd!r}
 
 static double sgn(double x) {{ return (double)((x > 0.0) - (x < 0.0)); }}
 
@@ -33,14 +36,18 @@ void fd(const double *q, const double *qd, const double *tau, const double *p, d
 /* one sample whose arrays lie one after the other in x: q (NQ), qd, tau, out (NV each), then p. ctypes
    converts each argument of a call (some 50 ns apiece): one pointer instead of five is a tenth of a
    7-DOF arm's call from Python. Returns 1 when out holds a number that is not finite (a singular M(q), NaN
-   in): checked here for a few ns, where Python's check would cost a quarter of the call. */
+   in), 2 when all are finite but one is beyond ABSURD (a pivot of round-off: M(q) singular to round-off
+   gives q'' = 1e16), else 0: checked here for a few ns, where Python's check would cost a quarter of the call. */
 int fd_packed(double *x)
 {{
     double *out = x + NQ + 2 * NV;
-    int bad = 0;
+    int bad = 0, beyond = 0;
     fd(x, x + NQ, x + NQ + NV, x + NQ + 3 * NV, out);
-    for (int i = 0; i < NV; ++i) bad |= !isfinite(out[i]);
-    return bad;
+    for (int i = 0; i < NV; ++i) {{
+        bad |= !isfinite(out[i]);
+        beyond |= fabs(out[i]) > ABSURD;
+    }}
+    return bad ? 1 : 2 * beyond;
 }}
 
 /* rows of samples: q (S x NQ), qd and tau (S x NV) -> out (S x NV) */
@@ -118,4 +125,5 @@ def c_source(n_q, n_v, floating, body, velocities=None):
         "\nstatic void velocities(const double *q, const double *tau, const double *p, double *out)\n{\n"
         + "\n".join(velocities) + "\n}\n")
     return _C_TEMPLATE.format(n_q=n_q, n_v=n_v, floating=int(floating), momenta=int(velocities is not None),
+                              absurd=float(ABSURD),
                               body="\n".join(body), velocities=function)

@@ -255,10 +255,11 @@ class ForwardDynamics:
                 self._view_tau[:] = tau
             except (TypeError, ValueError):
                 self._convert(q, qd, tau)
-            if call(self._block):               # the kernel's flag: q̈ holds a number that is not finite
+            flag = call(self._block)            # the kernel's flag: 1 a q̈ not finite, 2 one beyond ABSURD
+            if flag == 1:
                 _refuse(self._q, self._qd, self._tau, self._out)
             out = self._out.copy()
-            if max(map(abs, out.tolist())) > ABSURD:    # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
+            if flag:                            # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
                 require_regular(self.model, self._q.copy(), out, "q̈", at_this_q)
             return out
 
