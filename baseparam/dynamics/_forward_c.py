@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 
+from .._numbers import ABSURD
 from .forward_graph import PIVOT_ROUND_OFF
 
 _P = ctypes.c_void_p
@@ -28,6 +29,7 @@ _C_TEMPLATE = """/* forward dynamics (articulated-body algorithm) and RK4, gener
 /* fd's outputs beyond NV: each joint's pivot and its scale (forward_graph.PIVOT_ROUND_OFF), NPIV of them or none */
 #define NPIV {n_pivots}
 #define ROUND_OFF {round_off!r}
+#define ABSURD {absurd!r}
 
 static double sgn(double x) {{ return (double)((x > 0.0) - (x < 0.0)); }}
 
@@ -47,16 +49,20 @@ static int tiny_pivot(const double *pivot)
    pivots and their scales), then p. ctypes converts each argument of a call (some 50 ns apiece): one pointer
    instead of five is a tenth of a 7-DOF arm's call from Python. Returns 1 when out holds a number that is not
    finite (a singular M(q), NaN in), else 2 + k when joint k's pivot is round-off (M(q) singular, q̈ finite but one
-   of many): checked here for a few ns, where Python's check would cost a quarter of the call. */
+   of many), else -1 when a q̈ is beyond ABSURD (a pivot the scales let through: Python checks M(q) itself), else 0:
+   checked here for a few ns, where Python's check would cost a quarter of the call. */
 int fd_packed(double *x)
 {{
     double *out = x + NQ + 2 * NV;
-    int bad = 0;
+    int bad = 0, beyond = 0;
     fd(x, x + NQ, x + NQ + NV, x + NQ + 3 * NV + NPIV, out);
-    for (int i = 0; i < NV; ++i) bad |= !isfinite(out[i]);
+    for (int i = 0; i < NV; ++i) {{
+        bad |= !isfinite(out[i]);
+        beyond |= fabs(out[i]) > ABSURD;
+    }}
     if (bad) return 1;
     const int k = tiny_pivot(out + NV);
-    return k < 0 ? 0 : 2 + k;
+    return k >= 0 ? 2 + k : -beyond;
 }}
 
 /* rows of samples: q (S x NQ), qd and tau (S x NV) -> out (S x NV); returns the first sample whose pivot is
@@ -151,4 +157,4 @@ def c_source(n_q, n_v, floating, body, velocities=None, n_pivots=0):
         + "\n".join(velocities) + "\n}\n")
     return _C_TEMPLATE.format(n_q=n_q, n_v=n_v, floating=int(floating), momenta=int(velocities is not None),
                               body="\n".join(body), velocities=function, n_pivots=n_pivots,
-                              round_off=PIVOT_ROUND_OFF)
+                              round_off=PIVOT_ROUND_OFF, absurd=float(ABSURD))

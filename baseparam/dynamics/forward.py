@@ -261,13 +261,14 @@ class ForwardDynamics:
                 self._view_tau[:] = tau
             except (TypeError, ValueError):
                 self._convert(q, qd, tau)
-            flag = call(self._block)            # the kernel's flag: q̈ not finite (1), a pivot of round-off (2 + k)
-            if flag:
-                if flag == 1:
-                    _refuse(self._q, self._qd, self._tau, self._out)
+            # the kernel's flag: q̈ not finite (1), a pivot of round-off (2 + k), a q̈ beyond ABSURD (-1)
+            flag = call(self._block)
+            if flag == 1:
+                _refuse(self._q, self._qd, self._tau, self._out)
+            if flag > 1:
                 require_pivots(self._pivots, at_this_q(0))
             out = self._out.copy()
-            if max(map(abs, out.tolist())) > ABSURD:    # a pivot of round-off? (M(q) singular: q̈ 1e16, finite)
+            if flag:                            # a pivot the scales let through? (M(q) singular: q̈ 1e16, finite)
                 require_regular(self.model, self._q.copy(), out, "q̈", at_this_q)
             return out
 

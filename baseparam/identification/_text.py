@@ -450,6 +450,18 @@ def _convert_lines(source, lines, idx, delim, spec):
     return _Table(source, "line", ids, data, problems, {})
 
 
+def _field_problem(field, text, delim):
+    """What is wrong with one field that did not convert: its raw text and its stripped ``text``."""
+    if not text:
+        return "empty value"
+    what = f"not a number ({_short(field.strip(' '))})"
+    if "\r" in field:                 # the text around it may be a fine number: no decimal-comma advice
+        return what + "; a carriage return inside the line (a damaged line end)"
+    if _number_like(text, delim):
+        what += "; decimal commas are not supported; use '.'"
+    return what
+
+
 def _diagnose(block, part, delim, used, labels):
     """Value-by-value conversion of a block numpy refused: (values, kept line indices, problems)."""
     rows, keep, problems = [], [], []
@@ -463,10 +475,7 @@ def _diagnose(block, part, delim, used, labels):
                     raise ValueError(text)          # a stray carriage return: damage, not a blank
                 row.append(plain_float(text))
             except ValueError:
-                what = "empty value" if not text else f"not a number ({_short(fields[c].strip(' '))})"
-                if _number_like(text, delim):
-                    what += "; decimal commas are not supported; use '.'"
-                problems.append((int(i) + 1, f"field {label}: {what}"))
+                problems.append((int(i) + 1, f"field {label}: {_field_problem(fields[c], text, delim)}"))
                 break
         else:
             rows.append(row)
