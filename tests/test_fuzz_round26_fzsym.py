@@ -98,3 +98,16 @@ def test_summed_angle_keeps_the_offset(tmp_path):
     doc = equations(bp.load_robot(path)).to_dict()
     summed = [d for s, d in doc["abbreviations"].items() if s in ("s12", "c12")]
     assert summed and all("0.5235987755" in d for d in summed), doc["abbreviations"]
+
+
+def test_markdown_prints_lengths_and_g_to_twelve_digits(tmp_path):
+    """The Markdown printed the lengths kept as symbols and g with ``:g`` (6 digits): 171.0814 mm read 0.171081 m,
+    |g| = 8.866228… read 8.86623; now 12 significant digits, as the constants (short values print as before)."""
+    path = tmp_path / "p.yaml"
+    path.write_text(ROBOTS["prismatic"].replace("a: 0, d: 0, offset: 90", "a: 123.4567, d: 0, offset: 90"))
+    text = equations(bp.load_robot(path), symbolic="a1").markdown()
+    assert "$a_{1}$ = 0.1234567" in text and "g = 8.86622805933 m/s²" in text
+    planar = tmp_path / "r.yaml"
+    planar.write_text(ROBOTS["planar"])
+    text = equations(bp.load_robot(planar), symbolic="all").markdown()
+    assert "g = 9.81 m/s²" in text and "$a_{1}$ = 0.4, $a_{2}$ = 0.3, $a_{3}$ = 0.2" in text

@@ -208,12 +208,12 @@ class Equations:
         names, orders = self._latex_names(), self._printed()["orders"]
         c, k = self.operation_count, self.code_count
         lines = [f"# Equations of motion of {self.robot.name}", "",
-                 f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:g} m/s²).", "",
+                 f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:.12g} m/s²).", "",
                  "## Base parameters (grouped constants)", ""]
         lines += [f"- ${line}$" for line in self.constants_latex()]
         if self.lengths:
             lines += ["", "DH lengths kept as symbols (the robot's values, m): " +
-                      ", ".join(f"${names[s]}$ = {v:g}" for s, v in self.lengths.items())]
+                      ", ".join(f"${names[s]}$ = {v:.12g}" for s, v in self.lengths.items())]
         lines += ["", "## Abbreviations", ""]
         lines += [f"- ${names[s]} = {_shared_order.latex(d, orders, symbol_names=names)}$"
                   for s, (d, _, _) in self.used_abbreviations().items()] or ["none"]
