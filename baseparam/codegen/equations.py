@@ -209,12 +209,12 @@ class Equations:
         names, orders = self._latex_names(), self._printed()["orders"]
         c, k = self.operation_count, self.code_count
         lines = [f"# Equations of motion of {self.robot.name}", "",
-                 f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:g} m/s²).", "",
+                 f"τ = W_b(q, q̇, q̈) β in its {len(self.names)} base parameters (SI; g = {self.gravity:.12g} m/s²).", "",
                  "## Base parameters (grouped constants)", ""]
         lines += [f"- ${line}$" for line in self.constants_latex()]
         if self.lengths:
             lines += ["", "DH lengths kept as symbols (the robot's values, m): " +
-                      ", ".join(f"${names[s]}$ = {v:g}" for s, v in self.lengths.items())]
+                      ", ".join(f"${names[s]}$ = {v:.12g}" for s, v in self.lengths.items())]
         lines += ["", "## Abbreviations", ""]
         lines += [f"- ${names[s]} = {_shared_order.latex(d, orders, symbol_names=names)}$"
                   for s, (d, _, _) in self.used_abbreviations().items()] or ["none"]
@@ -402,7 +402,9 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
             if len(chain[k]) > 1:       # the summed angle of k's group, and its rates: members signed
                 lab, tag = _label(chain[k], n), _label(chain[k], n).replace(",", "_")
                 signs = [1 if m == chain[k][0] else found.parallel.get(m, 1) for m in chain[k]]
-                phi = sum(sign * qs[m] for sign, m in zip(signs, chain[k]))
+                # the members' offsets as in the code (s12 = sin(q1 + 30° + q2)): the definition printed in the
+                # Markdown and the JSON left them out, which the module's check could not see
+                phi = sum(sign * (qs[m] + offsets[m]) for sign, m in zip(signs, chain[k]))
                 code = signed(signs, (angle_code(m) for m in chain[k]))
                 add_abbrev(f"S{k}", f"s{tag}", sympy.sin(phi), f"np.sin({code})", f"s_{{{lab}}}")
                 add_abbrev(f"C{k}", f"c{tag}", sympy.cos(phi), f"np.cos({code})", f"c_{{{lab}}}")
@@ -411,6 +413,8 @@ def equations(base_or_robot, parameters="pseudo", *, check=True, seed=0, max_mem
                                      for sign, m in zip(signs, chain[k]))
                     add_abbrev(f"{rate}{k}", f"{arg}{tag}", definition,
                                signed(signs, (f"{arg}[..., {m}]" for m in chain[k])), rf"{dots}{{q}}_{{{lab}}}")
+        elif offsets[k]:    # d_k = q_k + offset, named: a bare q_k in the Markdown and the JSON read as q_k alone
+            add_abbrev(f"d{k}", f"d{k + 1}", qs[k] + offsets[k], f"q[..., {k}] + {offsets[k]!r}", f"d_{{{k + 1}}}")
         else:
             symbol[f"d{k}"] = sympy.Symbol(f"q{k + 1}", real=True)
         symbol[f"qd{k}"] = sympy.Symbol(f"qd{k + 1}", real=True)
