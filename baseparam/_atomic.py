@@ -682,11 +682,14 @@ def write_bytes(path, data, suffix=".tmp"):
 
 
 def write_streamed(path, size, write, suffix=".tmp"):
-    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), the ``size`` bytes
-    it writes known beforehand: refused first as :func:`write_bytes` refuses its data (:func:`check_room`), with no
-    encoded copy of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``)."""
+    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), with no encoded copy
+    of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``; a Parquet table, an MCAP
+    bag). ``size``: the bytes it writes when known beforehand (an NPZ's), refused first as :func:`write_bytes`
+    refuses its data (:func:`check_room`); None when known only once written (compressed: a full disk, ``ulimit
+    -f``, is then the write's own refusal, the temporary file removed)."""
     _target(path)                       # the name's own refusals first (a link, a folder)
-    check_room({path: size})
+    if size is not None:
+        check_room({path: size})
     with atomic_path(path, suffix) as tmp, open(tmp, "wb") as stream:
         write(stream)
 
