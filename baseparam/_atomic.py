@@ -627,6 +627,16 @@ def check_room(files):
                                f"{format_size(free)} free on its file system")
 
 
+def has_room(path, size):
+    """Whether :func:`check_room` takes ``size`` bytes for ``path`` (the free space of its file system, the file size
+    limit)."""
+    try:
+        check_room({path: size})
+    except StorageError:
+        return False
+    return True
+
+
 def _superuser():
     """Whether this process runs as the superuser, for whom a file system keeps blocks and inodes of its own (never
     on Windows)."""

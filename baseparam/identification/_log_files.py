@@ -9,7 +9,7 @@ import io
 
 import numpy as np
 
-from .._atomic import write_streamed
+from .._atomic import has_room, write_streamed
 from .._validation import shown
 from ..errors import ArgumentError
 
@@ -26,6 +26,44 @@ def _write_npz(path, arrays):
     against the free space first. Encoded in memory, the file was a second copy of the log (10⁶ × 7: +230 MB)."""
     write_streamed(path, _npz_size(arrays), lambda stream: _encoded_into(stream, lambda out: np.savez(out, **arrays)),
                    ".npz")
+
+
+def _write_encoded(path, encode, payload, suffix):
+    """Write ``path`` atomically by ``encode(stream)`` (a compressed file, its size known only once written), straight
+    into the temporary file. Where the free space or the file size limit might not take it (less than twice its
+    ``payload``, the bytes of the numbers and messages it holds, and 1 MiB), it is encoded once without being kept
+    (:class:`_Counted`) to learn its size: refused before any file is made (a full disk said with the figures, as an
+    NPZ's), never found by the write half-way."""
+    size = None if has_room(path, 2 * payload + (1 << 20)) else _encoded_size(encode)
+    write_streamed(path, size, lambda stream: _encoded_into(stream, encode), suffix)
+
+
+class _Counted:
+    """A binary stream that keeps nothing of what is written to it, only its count of bytes (seekable: no, though
+    nothing here seeks; ``tell`` is the count, as a file written from its start)."""
+
+    closed = False
+
+    def __init__(self):
+        self.size = 0
+
+    def write(self, data):
+        written = memoryview(data).nbytes
+        self.size += written
+        return written
+
+    def tell(self):
+        return self.size
+
+    def flush(self):
+        pass
+
+
+def _encoded_size(encode):
+    """The bytes ``encode(stream)`` writes (:class:`_Counted`)."""
+    counted = _Counted()
+    encode(counted)
+    return counted.size
 
 
 def _encoded_into(stream, encode):
@@ -74,8 +112,8 @@ def _npz_size(arrays):
 def _write_parquet(path, t, fields, metadata):
     """A row per sample: ``t`` (float64) and a fixed-size list column per (S, width) array of ``fields``,
     ``metadata`` in the schema, each page with its CRC (a byte flipped in a page is refused when read, not read as
-    another value: :func:`._parquet.open_parquet`); atomically, encoded straight into the temporary file (its size is
-    known only once written: a full disk is the write's own refusal, the temporary file removed)."""
+    another value: :func:`._parquet.open_parquet`); atomically, encoded straight into the temporary file
+    (:func:`_write_encoded`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -84,8 +122,8 @@ def _write_parquet(path, t, fields, metadata):
         flat = pa.array(np.ascontiguousarray(values).reshape(-1), type=pa.float64())
         columns[field] = pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
     table = pa.table(columns).replace_schema_metadata(metadata)
-    encode = lambda out: pq.write_table(table, out, write_page_checksum=True)      # noqa: E731
-    write_streamed(path, None, lambda stream: _encoded_into(stream, encode), ".parquet")
+    payload = np.asarray(t).nbytes + sum(np.asarray(values).nbytes for values in fields.values())
+    _write_encoded(path, lambda out: pq.write_table(table, out, write_page_checksum=True), payload, ".parquet")
 
 
 def _mcap_log_times(t, **topics):
@@ -126,9 +164,18 @@ def _write_mcap(path, channels, log_times, messages, attached):
     """A ROS 2 MCAP file, atomically: ``channels`` [(topic, msgtype, ros2msg definition)], ``messages`` one
     list of S CDR byte strings per channel, sample k of every channel logged at ``log_times[k]`` (channels in
     turn); ``attached`` {name: float64 array} as raw little-endian attachments ``baseparam<name>``; encoded straight
-    into the temporary file (as :func:`_write_parquet`)."""
-    write_streamed(path, None, lambda stream: _encoded_into(
-        stream, lambda out: _encode_mcap(out, channels, log_times, messages, attached)), ".mcap")
+    into the temporary file (:func:`_write_encoded`)."""
+    # each message's record and index entry, about 50 bytes beside its data
+    payload = sum(_messages_size(data) + 64 * len(data) for data in messages)
+    payload += sum(np.asarray(values).nbytes for values in attached.values())
+    _write_encoded(path, lambda out: _encode_mcap(out, channels, log_times, messages, attached), payload, ".mcap")
+
+
+def _messages_size(messages):
+    """The bytes of a channel's messages (:class:`_Rows`, or a list of byte strings)."""
+    if isinstance(messages, _Rows):
+        return messages.rows.nbytes
+    return sum(len(data) for data in messages)
 
 
 def _encode_mcap(stream, channels, log_times, messages, attached):
