@@ -96,7 +96,7 @@ STALE_SECONDS_WITHOUT_PID = 86_400
 _STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
 
 
-def remove_stale(folder, now=None):
+def remove_stale(folder, now=None, live=None):
     """Remove the temporary files that killed runs left in ``folder``.
 
     Called before each write into a folder. A file is removed only when its name is one of ours,
@@ -107,9 +107,12 @@ def remove_stale(folder, now=None):
     An old version a killed run moved aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``, where
     the output could not be kept by a hard link: see :meth:`_Placing._place`) is put back instead when the output
     NAME is missing: the run was killed between its two renames.
+
+    ``live``: a list, extended in the same scan with the os.DirEntry of the temporary files of running processes
+    (this one's too): another writer's old version of an output moved aside (:func:`_mode_at_start`).
     """
     young = []                          # one scan of the folder gives both
-    stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
+    stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young, live)
     kept = _restore_moved_aside(stale + young)
     _discard(entry.path for entry in stale if entry.path not in kept)
     _report_orphans([entry for entry in young if entry.path not in kept])
@@ -145,22 +148,90 @@ def _restore_moved_aside(entries):
 
 def _rename_without_replacing(source, target):
     """Rename ``source`` to ``target`` unless ``target`` exists (a hard link, then the old name removed; where the
-    file system has none, a rename after a last look). Whether it was renamed."""
+    file system has none, a rename the system refuses over an existing name: :func:`_rename_no_replace`). Whether it
+    was renamed."""
     try:
         os.link(source, target)
     except FileExistsError:
         return False
     except OSError:
-        if os.path.lexists(target):
-            return False
         try:
-            os.rename(source, target)
+            return _rename_no_replace(source, target)
         except OSError:
             return False
-        return True
     with contextlib.suppress(OSError):
         os.unlink(source)
     return True
+
+
+def _rename_no_replace(source, target):
+    """Rename ``source`` to ``target`` in one step that fails when ``target`` exists: Linux's ``renameat2`` with
+    RENAME_NOREPLACE, macOS's ``renamex_np`` with RENAME_EXCL, Windows' own rename. A look at the name, then a
+    rename, let another writer's output placed between the two be replaced by the old version put back; only where
+    the system has no such call (or the file system refuses it) is that done still.
+
+    Returns
+    -------
+    bool
+        Whether it was renamed (False: ``target`` exists).
+
+    Raises
+    ------
+    OSError
+        The rename's other failures.
+    """
+    import errno
+
+    if os.name == "nt":                         # its rename never replaces
+        try:
+            os.rename(source, target)
+        except FileExistsError:
+            return False
+        return True
+    call = _no_replace_call()
+    if call is not None:
+        import ctypes
+
+        if call(os.fsencode(source), os.fsencode(target)) == 0:
+            return True
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            return False
+        if code not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise OSError(code, os.strerror(code), source)
+    if os.path.lexists(target):                 # no such call here: a last look, then the rename
+        return False
+    os.rename(source, target)
+    return True
+
+
+_NO_REPLACE = []        # the system's rename that refuses an existing name, once looked up (None: it has none)
+
+
+def _no_replace_call():
+    """``call(source, target)`` (bytes) renaming without replacing (0, else -1 and ctypes' errno), or None."""
+    if not _NO_REPLACE:
+        _NO_REPLACE.append(_look_up_no_replace())
+    return _NO_REPLACE[0]
+
+
+def _look_up_no_replace():
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    at_cwd, rename_noreplace, rename_excl = -100, 1, 4
+    if hasattr(libc, "renameat2"):              # glibc 2.28, musl 1.2.2
+        renameat2 = libc.renameat2
+        renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        return lambda source, target: renameat2(at_cwd, source, at_cwd, target, rename_noreplace)
+    if hasattr(libc, "renamex_np"):             # macOS 10.12
+        renamex_np = libc.renamex_np
+        renamex_np.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+        return lambda source, target: renamex_np(source, target, rename_excl)
+    return None
 
 
 _REPORTED = set()       # the young orphans already reported by this process
@@ -182,12 +253,12 @@ def _report_orphans(young):
                  f"{STALE_SECONDS // 60} minutes, or remove it yourself")
 
 
-def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
+def stale_entries(folder, prefix, pattern, kind, now=None, young=None, live=None):
     """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
     process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
     :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
     ``young``: a list, extended in the same scan with those with a process id no process has that changed less than
-    :data:`STALE_SECONDS` ago.
+    :data:`STALE_SECONDS` ago; ``live``: a list, extended with those whose process runs.
 
     Returns
     -------
@@ -217,6 +288,8 @@ def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
                 stale.append(entry)
             elif young is not None:
                 young.append(entry)
+        elif live is not None:
+            live.append(entry)
     return stale
 
 
@@ -536,9 +609,50 @@ def _fifo_reader(path, real):
         time.sleep(0.05)
 
 
-def _mode_for(real):
-    """The permissions a plain ``open(real, "w")`` would leave: the old file's, or the umask's."""
-    return stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode()
+def _mode_at_start(real, live):
+    """The permissions of the output ``real`` as a write of it begins, or None for a new file: the file's own
+    (:func:`_own_mode`), else those of its old version that another writer's placing has moved aside, between its two
+    renames (a file system without hard links: :meth:`_Placing._keep_old`), among ``live`` (the os.DirEntry of the
+    running processes' temporary files beside it, :func:`remove_stale`'s scan), else the file's own again (that
+    placing ended since)."""
+    mode = _own_mode(real)
+    for entry in live if mode is None else ():
+        match = _MOVED_ASIDE.match(entry.name)
+        if match is not None and os.path.join(os.path.dirname(real), match.group(1)) == real:
+            mode = _own_mode(entry.path)
+            if mode is not None:
+                return mode
+    return mode if mode is not None else _own_mode(real)
+
+
+def _mode_for(real, at_start):
+    """The permissions a plain ``open(real, "w")`` would leave: the old file's, or the umask's. Its mode as the write
+    began (``at_start``, :func:`_mode_at_start`) where it is missing now: another writer's placing may have moved it
+    aside for a moment; taken for a missing file, a 0600 output became 0644 when two runs wrote it at once."""
+    mode = _own_mode(real)
+    if mode is None:
+        mode = at_start
+    return _default_mode() if mode is None else mode
+
+
+def _own_mode(path):
+    """The permissions of the regular file ``path`` names, from an open descriptor of the file itself (not through a
+    link put there; a read-only or write-only file alike: O_PATH where the system has it), or None when there is
+    none."""
+    flags = getattr(os, "O_PATH", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        try:                            # no permission to open it (a write-only file, no O_PATH)
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return None
+    else:
+        try:
+            mode = os.fstat(fd).st_mode
+        finally:
+            os.close(fd)
+    return stat.S_IMODE(mode) if stat.S_ISREG(mode) else None     # O_PATH | O_NOFOLLOW opens a link itself
 
 
 def _default_mode():
@@ -570,7 +684,10 @@ def atomic_path(path, suffix=".tmp"):
             if reader is not None:
                 os.close(reader)
         return
-    remove_stale(os.path.dirname(real))
+    at_start, live = _own_mode(real), []
+    remove_stale(os.path.dirname(real), live=live)
+    if at_start is None:                # new, or moved aside by another writer's placing (looked at before and after)
+        at_start = _mode_at_start(real, live)
     tmp = _temp_name(real, suffix)
     try:
         try:
@@ -579,7 +696,7 @@ def atomic_path(path, suffix=".tmp"):
             tmp = None                  # nothing of ours to remove
             raise
         yield tmp
-        os.chmod(tmp, _mode_for(real))
+        os.chmod(tmp, _mode_for(real, at_start))
         together = _TOGETHER.get()
         if together is None:
             os.replace(tmp, real)

@@ -85,3 +85,90 @@ def test_a_streamed_log_near_the_free_space_is_measured_exactly_before_it_is_wri
     monkeypatch.setattr(_atomic, "free_space", lambda path: size)
     bp.write_trajectory(traj, out)
     assert out.read_bytes() == (tmp_path / f"first{ext}").read_bytes()
+
+
+# --- 2. without hard links: a 0600 output widened by two writers at once, an old version put back over a new one ---
+
+def _no_hard_links(monkeypatch):
+    import errno
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(os, "link", refuse)
+
+
+def test_a_write_between_another_placings_renames_keeps_the_outputs_mode(tmp_path, monkeypatch):
+    """Without hard links a placing moves the old output aside, then renames its new file in. A second writer taking
+    its mode in between found no output and gave its file the umask's 0644: a 0600 output (a key, a private log)
+    widened. Its mode is now the version moved aside."""
+    import threading
+
+    from baseparam import _atomic
+
+    _no_hard_links(monkeypatch)
+    out = tmp_path / "out.json"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    a_chose_mode, b_placed = threading.Event(), threading.Event()
+    real_chmod, real_replace = os.chmod, os.replace
+    writer_a = threading.Thread(target=lambda: _atomic.write_text(out, "A\n"))
+
+    def chmod(path, mode, **kwargs):
+        real_chmod(path, mode, **kwargs)
+        if threading.current_thread() is writer_a:
+            a_chose_mode.set()
+            b_placed.wait(TIMEOUT)
+
+    def replace(source, target, **kwargs):
+        real_replace(source, target, **kwargs)
+        if os.fspath(target).endswith(".out.json.old") and not writer_a.is_alive():    # B's old file moved aside
+            writer_a.start()
+            assert a_chose_mode.wait(TIMEOUT)
+
+    monkeypatch.setattr(os, "chmod", chmod)
+    monkeypatch.setattr(os, "replace", replace)
+    mask = os.umask(0o022)
+    try:
+        with _atomic.outputs_together():
+            _atomic.write_text(out, "B\n")
+        b_placed.set()
+        writer_a.join(TIMEOUT)
+    finally:
+        os.umask(mask)
+        b_placed.set()
+    assert out.read_text() == "A\n"
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_an_old_version_is_not_put_back_over_an_output_placed_after_the_look(tmp_path, monkeypatch):
+    """Without hard links, putting back an old version moved aside looked whether its output was missing, then
+    renamed: another writer's output placed between the two was replaced by the old version. The rename now refuses
+    an existing name itself (renameat2 RENAME_NOREPLACE), whatever a look said."""
+    from baseparam import _atomic
+
+    _no_hard_links(monkeypatch)
+    old, target = tmp_path / ".baseparam-1-0123456789abcdef.out.json.old", tmp_path / "out.json"
+    old.write_text("old version\n")
+    target.write_text("placed since\n")
+    monkeypatch.setattr(os.path, "lexists", lambda path: False)     # the look made before the other writer's rename
+    assert not _atomic._rename_without_replacing(str(old), str(target))
+    assert target.read_text() == "placed since\n" and old.read_text() == "old version\n"
+    monkeypatch.undo()
+    _no_hard_links(monkeypatch)
+    target.unlink()
+    assert _atomic._rename_without_replacing(str(old), str(target))
+    assert target.read_text() == "old version\n" and not old.exists()
+
+
+def test_a_killed_runs_old_version_is_put_back_without_hard_links(tmp_path, monkeypatch):
+    """The later run's restore (remove_stale) still puts a killed run's old version back where link(2) is refused."""
+    from baseparam import _atomic
+
+    _no_hard_links(monkeypatch)
+    old = tmp_path / ".baseparam-999999999-0123456789abcdef.out.json.old"
+    old.write_text("old version\n")
+    with pytest.warns(UserWarning, match="put back"):
+        _atomic.remove_stale(str(tmp_path))
+    assert (tmp_path / "out.json").read_text() == "old version\n" and not old.exists()

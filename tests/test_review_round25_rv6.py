@@ -254,6 +254,7 @@ def test_an_old_version_that_cannot_be_put_back_is_kept(tmp_path, monkeypatch):
     with monkeypatch.context() as patched:
         patched.setattr(_atomic.os, "link", no_room)
         patched.setattr(_atomic.os, "rename", no_room)
+        patched.setattr(_atomic, "_rename_no_replace", no_room)     # round 26: renameat2, not os.rename
         _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
     assert os.listdir(tmp_path) == [aside.name]
     with pytest.warns(UserWarning, match="o.json: was missing, its old version put back"):
