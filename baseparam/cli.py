@@ -1306,6 +1306,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         if streamed:
             progress = _Progress("reducing logs")
             bars.append(progress)
+            if scheduler is not None and scheduler.strip().lower() == "local":
+                from .identification._workers import import_dask_privately
+                import_dask_privately()     # a cluster of this run: no Dask configuration file of the user's read
             result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
                                    preprocessing=settings, parameters=parameters, base=base, workers=workers,
                                    scheduler=scheduler, progress=progress, read_options=read_options,

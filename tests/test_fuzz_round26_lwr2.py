@@ -172,3 +172,72 @@ def test_a_killed_runs_old_version_is_put_back_without_hard_links(tmp_path, monk
     with pytest.warns(UserWarning, match="put back"):
         _atomic.remove_stale(str(tmp_path))
     assert (tmp_path / "out.json").read_text() == "old version\n" and not old.exists()
+
+
+# --- 3. `identify --scheduler local` read Dask's own configuration files (~/.config/dask, /etc/dask) ---
+
+_OPENS = """
+import runpy, sys
+home = sys.argv[1]
+sys.addaudithook(lambda event, args: event == "open" and isinstance(args[0], str) and args[0].startswith(home)
+                 and sys.stderr.write("OPENED %s\\n" % args[0]))
+if sys.argv[2] == "cli":
+    sys.argv = ["baseparam"] + sys.argv[3:]
+    runpy.run_module("baseparam", run_name="__main__")
+else:
+    import dask.config
+"""
+
+
+def _dask_home(tmp_path):
+    """A home whose ~/.config/dask holds a configuration file, and a user's site-packages folder."""
+    config = tmp_path / "home" / ".config" / "dask"
+    config.mkdir(parents=True)
+    (config / "mine.yaml").write_text("distributed:\n  worker:\n    daemon: true\n")
+    return tmp_path / "home"
+
+
+def test_identify_on_a_local_cluster_reads_no_dask_configuration_file(tmp_path):
+    """The command line imported Dask, which read ~/.config/dask/*.yaml (and /etc/dask): files outside the named
+    inputs. Imported now with a private empty folder for them, this process's (an audit hook on open)."""
+    pytest.importorskip("distributed")
+    home = _dask_home(tmp_path)
+    t = np.arange(200) * 0.01
+    rows = np.column_stack([t] + [np.sin((j + 1) * t + j) for j in range(3)] + [np.cos((j + 1) * t) for j in range(3)])
+    log = tmp_path / "log.csv"
+    np.savetxt(log, rows, delimiter=",", header="t,q1,q2,q3,tau1,tau2,tau3", comments="")
+    result = subprocess.run([sys.executable, "-c", _OPENS, str(home), "cli", "identify",
+                             str(ROOT / "robots" / "planar_rrr.yaml"), str(log), str(log), "--scheduler", "local",
+                             "--workers", "2", "--json", str(tmp_path / "out.json")],
+                            capture_output=True, text=True, timeout=TIMEOUT,
+                            env={**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert "OPENED" not in result.stderr, result.stderr
+    assert (tmp_path / "out.json").is_file()
+
+
+def test_a_worker_of_a_local_cluster_reads_no_dask_configuration_file(tmp_path):
+    """What a worker process finds as it imports Dask: no file of ~/.config/dask (HOME an empty folder), nor of
+    /etc/dask; its site-packages and the kernel cache as the caller's; the caller's variables back afterwards."""
+    from baseparam.identification._workers import dask_config_files_unread
+
+    pytest.importorskip("dask")
+    home = _dask_home(tmp_path)
+    before = dict(os.environ)
+    code = _OPENS.replace("import dask.config", "import dask.config, site; "
+                          "from baseparam.dynamics._native import cache_dir; print(site.getuserbase(), cache_dir())")
+    run = [sys.executable, "-c", code, str(home), "worker"]
+    env = {"HOME": str(home), "PYTHONPATH": str(ROOT)}
+    os.environ.update(env)
+    try:
+        plain = subprocess.run(run, capture_output=True, text=True, timeout=TIMEOUT)
+        with dask_config_files_unread(str(tmp_path / "scratch")):
+            private = subprocess.run(run, capture_output=True, text=True, timeout=TIMEOUT)
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
+    assert "OPENED" in plain.stderr and "mine.yaml" in plain.stderr, plain.stderr     # what a worker read before
+    assert "OPENED" not in private.stderr, private.stderr
+    import site
+    # the caller's site-packages of the user (as this process found it as it started), its kernel cache
+    assert private.stdout.split() == [site.getuserbase(), plain.stdout.split()[1]]
