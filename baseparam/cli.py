@@ -500,9 +500,11 @@ def _fail(message, status):
 
 
 @contextlib.contextmanager
-def _one_line_errors(path, on_exit=None, inputs=None):
+def _one_line_errors(path, on_exit=None, inputs=None, flagged=()):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
     file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
+    ``flagged``: the parameters of the command whose values are input files given by a flag (``limits_file``): an
+    error about such a file names its flag first (:func:`_file_flag`).
 
     The outputs written inside are put in place together when the block ends, and none is left when it fails
     (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind. No output
@@ -541,13 +543,31 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             # floating base" named no file)
             if text.startswith("robot: "):
                 text = f"{printable(path)}: {text[len('robot: '):]}"
-            _fail(shown(text), 2)
+            _fail(_file_flag(shown(text), flagged), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
-            _fail(_cwd_gone(exc) or f"{exc.filename or path}: {exc.strerror or exc}", 2)
+            _fail(_cwd_gone(exc) or _file_flag(f"{exc.filename or path}: {exc.strerror or exc}", flagged), 2)
         if isinstance(exc, Warning):
             _fail(_warning_made_error(exc, path), 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
+
+
+def _file_flag(text, parameters):
+    """``text`` (a refusal) with the flag of the input file it starts with, when that file is the value of one of
+    ``parameters`` (the command's, e.g. ``model_file``): ``--model: m.yaml: x: unknown field`` where the file alone
+    ("m.yaml: x: unknown field") read as ROBOT_FILE's fault. The flag as the command declares it (click's option).
+    A text naming the flag already is left as it is."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return text
+    for option in context.command.params:
+        value = context.params.get(option.name)
+        if option.name not in parameters or not value or not isinstance(option, click.Option):
+            continue
+        flag = max(option.opts, key=len)
+        if text.startswith(f"{printable(str(value))}: ") and flag not in text:
+            return f"{flag}: {text}"
+    return text
 
 
 def _warning_made_error(warning, path=None):
@@ -1707,7 +1727,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     from .excitation.design import design_excitation
     from .model.robot import require_fixed_base
     progress = _Progress("designing")
-    with _one_line_errors(robot_file, progress.close, inputs=inputs):
+    with _one_line_errors(robot_file, progress.close, inputs=inputs, flagged={"limits_file"}):
         time_budget, starts = _excite_budget(time_budget, starts, workers, payload_design)
         robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
@@ -1836,7 +1856,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                    {"--robot-out": "give a file name (.yaml, .yml, .urdf or .xml)"})
     robot_format = _robot_out_format(robot_out)
     _writable([("--json", json_out), ("--robot-out", robot_out)])
-    with _one_line_errors(robot_file, inputs=inputs):
+    with _one_line_errors(robot_file, inputs=inputs, flagged={"model_file"}):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")

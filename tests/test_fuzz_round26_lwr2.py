@@ -241,3 +241,35 @@ def test_a_worker_of_a_local_cluster_reads_no_dask_configuration_file(tmp_path):
     import site
     # the caller's site-packages of the user (as this process found it as it started), its kernel cache
     assert private.stdout.split() == [site.getuserbase(), plain.stdout.split()[1]]
+
+
+# --- 4. CLI messages: the flag of a file that is refused, an output's format under a '.txt' name ---
+
+PLANAR = ROOT / "robots" / "planar_rrr.yaml"
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from baseparam.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("text, said", [("garbage: [\n", "invalid YAML"), ("x: 1\n", "x: unknown field"),
+                                        (None, "cannot read")])
+@pytest.mark.parametrize("command", ["excite", "payload"])
+def test_a_refused_limits_or_model_file_is_named_with_its_flag(tmp_path, command, text, said):
+    """`excite --limits F` and `payload --model F` said "F: x: unknown field": the file alone, which read as the
+    robot file's fault. Its flag now comes first, as the command declares it."""
+    given = tmp_path / "given.yaml"
+    if text is not None:
+        given.write_text(text)
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1,q2,q3,tau1,tau2,tau3\n" + "".join(f"{k * 0.01},{k % 3},{k % 5},{k % 7},1,2,3\n"
+                                                           for k in range(50)))
+    flag = "--limits" if command == "excite" else "--model"
+    args = [command, PLANAR] + ([log] if command == "payload" else []) + [flag, given]
+    result = _cli(*args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith(f"baseparam: {flag}: {given}: ") and said in result.output, result.output
