@@ -273,3 +273,28 @@ def test_a_refused_limits_or_model_file_is_named_with_its_flag(tmp_path, command
     result = _cli(*args)
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert result.output.startswith(f"baseparam: {flag}: {given}: ") and said in result.output, result.output
+
+
+@pytest.mark.parametrize("args, flag", [(["find", PLANAR, "--json"], "--json"), (["find", PLANAR, "--h5"], "--h5"),
+                                        (["describe", PLANAR, "--yaml"], "--yaml")])
+def test_an_output_whose_format_a_txt_name_does_not_say_is_refused(tmp_path, args, flag):
+    """The log readers read a .txt as CSV: JSON, YAML and HDF5 were written under o.txt, exit 0. Refused now as under
+    a name of another format, before the work, nothing written."""
+    out = tmp_path / "o.txt"
+    result = _cli(*args, out)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{flag}: {out}: writes " in result.output and "'.txt' name says CSV" in result.output
+    assert not out.exists()
+
+
+def test_text_for_reading_and_csv_still_go_under_a_txt_name(tmp_path):
+    """equations --out writes text to read (Markdown), and an excitation's CSV is what a .txt is read as: both kept."""
+    out = tmp_path / "o.txt"
+    result = _cli("equations", PLANAR, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_text().strip()
+    from baseparam._checks import check_written_format
+
+    check_written_format(tmp_path / "x.txt", "CSV", ".csv")
+    with pytest.raises(bp.errors.ArgumentError, match="'.txt' name says CSV"):
+        check_written_format(tmp_path / "x.txt", "JSON", ".json")
