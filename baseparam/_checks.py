@@ -211,8 +211,8 @@ _SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (st
 
 def within(folder, path) -> bool:
     """Whether ``path``, its links followed, is ``folder`` (a real path, links resolved) or lies in it: an input's own
-    files only, not what a link in it leads to. (:func:`baseparam._atomic.inside` is the writers' stricter test: an
-    existing folder, never the folder itself.)"""
+    files only, not what a link in it leads to. (:func:`baseparam._output_names.inside` is the writers' stricter
+    test: an existing folder, never the folder itself.)"""
     return os.path.commonpath([folder, os.path.realpath(path)]) == folder
 
 

@@ -354,7 +354,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """
     import stat
 
-    from ._atomic import inside, same_file
+    from ._output_names import inside, same_file
 
     for source in inputs:
         # a FIFO or a device would block the reader or never end (a named pipe, /dev/zero): files and folders only
@@ -380,7 +380,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
-    from ._atomic import check_output
+    from ._output_names import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
@@ -508,9 +508,10 @@ def _one_line_errors(path, on_exit=None, inputs=None, flagged=()):
 
     The outputs written inside are put in place together when the block ends, and none is left when it fails
     (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind. No output
-    is written over ``inputs`` (default ``[path]``; :func:`baseparam._atomic.inputs_protected`). An input ``-``
+    is written over ``inputs`` (default ``[path]``; :func:`baseparam._output_names.inputs_protected`). An input ``-``
     (no such file) is refused as what it means elsewhere, standard input, which no command reads."""
-    from ._atomic import inputs_protected, outputs_together
+    from ._atomic import outputs_together
+    from ._output_names import inputs_protected
     for given in [path] if inputs is None else inputs:
         if str(given) == "-" and not os.path.lexists("-"):      # was "-: cannot read: No such file or directory"
             _fail("-: standard input is not read; give the input's file name", 2)
@@ -978,7 +979,7 @@ def _write_text(path, text):
 
 def _write_json(path, doc):
     """The JSON document to ``path`` (atomically), or to stdout for '-'."""
-    from ._atomic import json_text
+    from ._json_text import json_text
 
     _write_text(path, json_text(doc))
 
@@ -1719,7 +1720,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"}, writes={"--out": ("CSV", ".csv")})
     if folder:               # made when the file is written: a read-only or full disk said before the work
-        from ._atomic import unwritable
+        from ._output_names import unwritable
         problem = unwritable(csv_out, made=True)
         if problem is not None:
             _fail(f"{csv_out}: {problem}", 2)

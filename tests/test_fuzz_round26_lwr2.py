@@ -72,17 +72,17 @@ def test_a_streamed_log_reads_back_and_into_a_named_pipe_is_the_same_file(tmp_pa
 def test_a_streamed_log_near_the_free_space_is_measured_exactly_before_it_is_written(tmp_path, monkeypatch, ext):
     """Where the free space might not take it, a log is encoded once without being kept, to learn its size: it is
     refused before any file is made when one byte is missing, and written when it just fits."""
-    from baseparam import _atomic
+    from baseparam import _output_names
 
     t = np.arange(400) * 0.01
     traj = bp.Trajectory(t=t, q=np.sin(t)[:, None] * [1.0, 2.0], tau=np.cos(t)[:, None] * [3.0, 4.0])
     size = os.path.getsize(bp.write_trajectory(traj, str(tmp_path / f"first{ext}")))
     out = tmp_path / f"log{ext}"
-    monkeypatch.setattr(_atomic, "free_space", lambda path: size - 1)
+    monkeypatch.setattr(_output_names, "free_space", lambda path: size - 1)
     with pytest.raises(bp.errors.StorageError, match=rf"log\{ext}: cannot write: .* to write, .* free"):
         bp.write_trajectory(traj, out)
     assert sorted(os.listdir(tmp_path)) == [f"first{ext}"]
-    monkeypatch.setattr(_atomic, "free_space", lambda path: size)
+    monkeypatch.setattr(_output_names, "free_space", lambda path: size)
     bp.write_trajectory(traj, out)
     assert out.read_bytes() == (tmp_path / f"first{ext}").read_bytes()
 
@@ -146,31 +146,31 @@ def test_an_old_version_is_not_put_back_over_an_output_placed_after_the_look(tmp
     """Without hard links, putting back an old version moved aside looked whether its output was missing, then
     renamed: another writer's output placed between the two was replaced by the old version. The rename now refuses
     an existing name itself (renameat2 RENAME_NOREPLACE), whatever a look said."""
-    from baseparam import _atomic
+    from baseparam import _leftovers
 
     _no_hard_links(monkeypatch)
     old, target = tmp_path / ".baseparam-1-0123456789abcdef.out.json.old", tmp_path / "out.json"
     old.write_text("old version\n")
     target.write_text("placed since\n")
     monkeypatch.setattr(os.path, "lexists", lambda path: False)     # the look made before the other writer's rename
-    assert not _atomic._rename_without_replacing(str(old), str(target))
+    assert not _leftovers._rename_without_replacing(str(old), str(target))
     assert target.read_text() == "placed since\n" and old.read_text() == "old version\n"
     monkeypatch.undo()
     _no_hard_links(monkeypatch)
     target.unlink()
-    assert _atomic._rename_without_replacing(str(old), str(target))
+    assert _leftovers._rename_without_replacing(str(old), str(target))
     assert target.read_text() == "old version\n" and not old.exists()
 
 
 def test_a_killed_runs_old_version_is_put_back_without_hard_links(tmp_path, monkeypatch):
     """The later run's restore (remove_stale) still puts a killed run's old version back where link(2) is refused."""
-    from baseparam import _atomic
+    from baseparam import _leftovers
 
     _no_hard_links(monkeypatch)
     old = tmp_path / ".baseparam-999999999-0123456789abcdef.out.json.old"
     old.write_text("old version\n")
     with pytest.warns(UserWarning, match="put back"):
-        _atomic.remove_stale(str(tmp_path))
+        _leftovers.remove_stale(str(tmp_path))
     assert (tmp_path / "out.json").read_text() == "old version\n" and not old.exists()
 
 

@@ -9,7 +9,8 @@ import io
 
 import numpy as np
 
-from .._atomic import has_room, write_streamed
+from .._atomic import write_streamed
+from .._output_names import has_room
 from .._validation import shown
 from ..errors import ArgumentError
 

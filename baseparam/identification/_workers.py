@@ -20,7 +20,7 @@ from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, quiet_resource_tracker,
                           raise_failed_start, room_for_a_local_cluster, room_for_workers,
                           workers_born_deaf, workers_on_one_blas_thread)
-from .._atomic import private_folder, remove_tree
+from .._leftovers import private_folder, remove_tree
 from .._checks import shown
 from .._warnings import ignored
 from ..errors import SettingsError, long_values_shortened, printable
