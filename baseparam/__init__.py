@@ -67,7 +67,9 @@ Names are imported on first use (``_lazy``), so ``import baseparam`` costs almos
 Beside the stages: ``evaluation`` (the error figures of a fit, defined once), ``_validation`` (the
 argument checks of the public entry points; ``_checks`` the ones below every module, ``_numbers`` the one
 conversion of arrays to float64), ``_values`` (results compared by value), ``_warnings`` (the one way to
-warn), ``_memory`` (the memory a run may use), ``_atomic`` (output files written atomically), ``_hdf5``
+warn), ``_memory`` (the memory a run may use), ``_atomic`` (output files written atomically),
+``_output_names`` (the outputs refused before they are written: names, folders, room), ``_leftovers`` (what
+killed runs left, removed or put back), ``_json_text`` (the strict JSON text of every JSON file), ``_hdf5``
 (HDF5 read only from the file named), ``_figures`` (matplotlib, on first use), ``_processes`` and ``_blas``
 (worker processes, BLAS threads), ``_stderr`` (standard error held around native code), ``_entry`` (the
 command's entry point, before ``cli`` loads).

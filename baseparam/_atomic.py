@@ -1,81 +1,25 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
-An interrupted run never leaves a half-written file, and the result behaves like a normal
-write, with two exceptions: an output file that is read-only is refused (as coreutils' ``cp`` refuses it; a
-rename would replace it silently), and an output whose name is a symbolic link is refused, whether the caller
-named it (``--json out.json``) or the library derived it (``export``'s files in ``out_dir``) — a
-link baseparam did not create must not redirect its write elsewhere (a link to a robot description,
-to ``~/.bashrc``). Only the last component is checked, as ``O_NOFOLLOW`` does: a linked *folder* on
-the way (``/tmp`` on some systems, a linked home) is the user's own layout. The new file gets the permissions a plain
-``open(path, "w")`` would give (or keeps the old file's), and special files such as
-``/dev/null`` are written in place instead of being replaced. Inside :func:`inputs_protected` (a
-command's input files), no output may replace an input: a mistyped ``--json robot.yaml`` must not
-destroy the description it was computed from.
+An interrupted run never leaves a half-written file, and the result behaves like a normal write. The name is
+refused first as :mod:`baseparam._output_names` refuses it (a symbolic link, a read-only file, an input of the
+running command). The new file gets the permissions a plain ``open(path, "w")`` would give (or keeps the old
+file's), and special files such as ``/dev/null`` are written in place instead of being replaced. Several outputs
+are placed together (:func:`outputs_together`) and can be taken back until a command's end (:func:`outputs_kept`).
+What a killed run leaves is removed, or put back, by a later one (:mod:`baseparam._leftovers`).
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
-import math
 import os
-import re
 import secrets
 import stat
 import threading
 import time
 
-from .errors import StorageError, printable
-
-
-# real paths of the files the running command reads (see inputs_protected)
-_INPUTS = contextvars.ContextVar("baseparam_inputs", default=())
-
-
-def same_file(a, b) -> bool:
-    """Whether two paths name one file (through symbolic and hard links)."""
-    a, b = os.path.realpath(os.fspath(a)), os.path.realpath(os.fspath(b))
-    if a == b:
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:                      # one of them does not exist (yet)
-        return False
-
-
-def inside(path, folder) -> bool:
-    """Whether ``path`` lies within the existing folder ``folder`` (through links): a ROS 2 bag is a folder whose
-    files (metadata.yaml, its .mcap or .db3) are the input as much as the folder's name is."""
-    folder = os.path.realpath(os.fspath(folder))
-    return os.path.isdir(folder) and os.path.realpath(os.fspath(path)).startswith(folder.rstrip(os.sep) + os.sep)
-
-
-@contextlib.contextmanager
-def inputs_protected(paths):
-    """Within the block, :func:`atomic_path` refuses to write over any of ``paths``."""
-    token = _INPUTS.set(_INPUTS.get() + tuple(os.path.realpath(os.fspath(p)) for p in paths))
-    try:
-        yield
-    finally:
-        _INPUTS.reset(token)
-
-
-def robot_protected(*robots):
-    """:func:`inputs_protected` for the description files the robots were read from (``Robot.source_file``): a library
-    writer given a robot (``find_and_store(robot, "robot.yaml")``) must not destroy the file the robot came from,
-    which the CLI protects as one of its inputs. Robots built in code have no file and protect nothing."""
-    return inputs_protected([robot.source_file for robot in robots if getattr(robot, "source_file", None)])
-
-
-def _one_line(exc):
-    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    # HDF5's report of a failed write ("file write failed: time = …, filename = '.baseparam-….tmp', file descriptor
-    # = 5, errno = 28, error message = …, buf = 0x…"; "unable to extend file properly, errno = 27, …" at its close):
-    # the system's reason is what the user can act on
-    code = re.search(r"\berrno = ([1-9]\d*)", text)
-    if code:
-        text = os.strerror(int(code.group(1)))
-    return " ".join(text.split())
+from ._leftovers import _MOVED_ASIDE, remove_stale
+from ._output_names import _one_line, _target, check_room
+from .errors import StorageError
 
 
 def _temp_name(real, suffix):
@@ -87,239 +31,6 @@ def _temp_name(real, suffix):
     The process id in the name lets a later run tell a killed run's leftover (:func:`remove_stale`).
     """
     return os.path.join(os.path.dirname(real), f".baseparam-{os.getpid()}-{secrets.token_hex(8)}{suffix}")
-
-
-# A temporary file untouched this long whose process is gone is a killed run's (SIGKILL runs no
-# ``finally``); one of a name without a process id (earlier versions) after a day.
-STALE_SECONDS = 600
-STALE_SECONDS_WITHOUT_PID = 86_400
-_STALE = re.compile(r"^\.baseparam-(?:(\d+)-)?[0-9a-f]{16}\.")
-
-
-def remove_stale(folder, now=None):
-    """Remove the temporary files that killed runs left in ``folder``.
-
-    Called before each write into a folder. A file is removed only when its name is one of ours,
-    it is a regular file, and it has not changed for :data:`STALE_SECONDS` while no process has the
-    id in its name (:data:`STALE_SECONDS_WITHOUT_PID` for names without one): a live writer, here or
-    on another machine sharing the folder, keeps its file changing.
-
-    An old version a killed run moved aside under its output's name (``.baseparam-PID-RANDOM.NAME.old``, where
-    the output could not be kept by a hard link: see :meth:`_Placing._place`) is put back instead when the output
-    NAME is missing: the run was killed between its two renames.
-    """
-    young = []                          # one scan of the folder gives both
-    stale = stale_entries(folder, ".baseparam-", _STALE, stat.S_ISREG, now, young)
-    kept = _restore_moved_aside(stale + young)
-    _discard(entry.path for entry in stale if entry.path not in kept)
-    _report_orphans([entry for entry in young if entry.path not in kept])
-
-
-# The old version of the output NAME moved aside by the two renames of a placing without a hard link: group 1 NAME
-# (any character: a name with a newline is a name, and its old version was removed as a leftover instead)
-_MOVED_ASIDE = re.compile(r"\.baseparam-\d+-[0-9a-f]{16}\.(.+)\.old\Z", re.DOTALL)
-
-
-def _restore_moved_aside(entries):
-    """Put back, under their output's name, the old versions among ``entries`` (os.DirEntry of a killed run's
-    files) whose output is missing, and say it (a warning each). Returns the paths not to remove (a set): those put
-    back, and those that could not be (no room for the name, a folder made read-only), the only version of a missing
-    output, kept for a later run to put back."""
-    from ._warnings import warn
-
-    kept = set()
-    for entry in entries:
-        match = _MOVED_ASIDE.match(entry.name)
-        if match is None:
-            continue
-        target = os.path.join(os.path.dirname(entry.path), match.group(1))
-        if os.path.lexists(target):
-            continue
-        kept.add(entry.path)
-        if not _rename_without_replacing(entry.path, target):
-            continue
-        warn(f"{printable(target)}: was missing, its old version put back from {printable(entry.name)} (a run was "
-             "killed between moving it aside and placing the new one)")
-    return kept
-
-
-def _rename_without_replacing(source, target):
-    """Rename ``source`` to ``target`` unless ``target`` exists (a hard link, then the old name removed; where the
-    file system has none, a rename after a last look). Whether it was renamed."""
-    try:
-        os.link(source, target)
-    except FileExistsError:
-        return False
-    except OSError:
-        if os.path.lexists(target):
-            return False
-        try:
-            os.rename(source, target)
-        except OSError:
-            return False
-        return True
-    with contextlib.suppress(OSError):
-        os.unlink(source)
-    return True
-
-
-_REPORTED = set()       # the young orphans already reported by this process
-
-
-def _report_orphans(young):
-    """Say (a warning, once per file) the temporary files of runs that are gone but changed less than
-    :data:`STALE_SECONDS` ago (``young``: their os.DirEntry): a rerun right after a SIGKILL found them and said
-    nothing. They are not removed yet: a run on another machine sharing the folder may have the same process id, and
-    still be writing."""
-    from ._warnings import warn
-
-    for entry in young:
-        if entry.path not in _REPORTED:
-            _REPORTED.add(entry.path)
-            pid = _STALE.match(entry.name).group(1)
-            warn(f"{printable(entry.path)}: a temporary file of an earlier run (process {pid}, not running on this "
-                 f"machine: killed, or another machine's writer?); removed once unchanged for "
-                 f"{STALE_SECONDS // 60} minutes, or remove it yourself")
-
-
-def stale_entries(folder, prefix, pattern, kind, now=None, young=None):
-    """The entries of ``folder`` that killed runs left: named ``prefix``… and matching ``pattern`` (its group 1 the
-    process id, or None), of the file type ``kind`` (``stat.S_ISREG``, ``stat.S_ISDIR``; a link never), unchanged for
-    :data:`STALE_SECONDS` while no process has that id (:data:`STALE_SECONDS_WITHOUT_PID` for names without one).
-    ``young``: a list, extended in the same scan with those with a process id no process has that changed less than
-    :data:`STALE_SECONDS` ago.
-
-    Returns
-    -------
-    list of os.DirEntry
-    """
-    now = time.time() if now is None else now
-    try:
-        matches = [(e, pattern.match(e.name)) for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
-    except OSError:
-        return []
-    stale = []
-    for entry, match in matches:
-        if match is None:
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not kind(info.st_mode):
-            continue
-        pid, age = match.group(1), now - info.st_mtime
-        if pid is None:
-            if age >= STALE_SECONDS_WITHOUT_PID:
-                stale.append(entry)
-        elif not _alive(int(pid)):
-            if age >= STALE_SECONDS:
-                stale.append(entry)
-            elif young is not None:
-                young.append(entry)
-    return stale
-
-
-def host_name():
-    """This machine's name as it goes into the names of a run's folders (letters, digits, '.', '-')."""
-    import socket
-
-    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "_"
-
-
-def run_prefix(prefix):
-    """``PREFIX`` + ``PID-HOST-``: the start of the name of a folder of this run (tempfile.mkdtemp adds the rest),
-    which :func:`remove_stale_folders` judges once the run is gone."""
-    return f"{prefix}{os.getpid()}-{host_name()}-"
-
-
-# The end tempfile.mkdtemp gives a name: 8 of these characters. A pattern of run folders' names ends with it: one
-# that stopped after '-HOST-' took the names of a machine 'HOST-1' (a live run there) for this one's.
-RANDOM_END = "[a-z0-9_]{8}$"
-
-
-def run_folder_names(prefix):
-    """The pattern of the names of the folders :func:`run_prefix` (``prefix``) names on this machine, group 1 their
-    process id; and of the ``PREFIX``-PID-RANDOM of earlier versions, without the host, group 1 None: those may be a
-    live run's on another machine, so :func:`stale_entries` takes them as names without an id, after a day."""
-    return re.compile(rf"^{re.escape(prefix)}(?:(\d+)-{re.escape(host_name())}-|\d+-){RANDOM_END}")
-
-
-def remove_stale_folders(folder, prefix, pattern, ours=None, now=None):
-    """Remove the folders that killed runs of this user on this machine left in ``folder``; returns their names.
-
-    The one rule for every folder a run makes for itself (SIGKILL runs no clean-up): named ``prefix``… matching
-    ``pattern`` (its group 1 the process id; the names of :func:`run_prefix` carry this machine's name after it, so
-    the pattern of :func:`run_folder_names` never matches another machine's), judged stale by :func:`stale_entries`
-    (a real folder, not a link; unchanged for :data:`STALE_SECONDS` while no process has the id), owned by this
-    user, and, with ``ours`` (a test of the os.DirEntry), holding what our runs put there. The host name keeps a live
-    run's on another machine (or container) sharing the folder out of reach: its process id is no process here, and
-    its folder's own time stays unchanged while files change inside."""
-    user = os.getuid() if hasattr(os, "getuid") else None        # no owners to tell apart on Windows
-    removed = []
-    for entry in stale_entries(folder, prefix, pattern, stat.S_ISDIR, now):
-        with contextlib.suppress(OSError):
-            if user is not None and entry.stat(follow_symlinks=False).st_uid != user:
-                continue
-            if ours is not None and not ours(entry):
-                continue
-            remove_tree(entry.path)
-            if not os.path.lexists(entry.path):
-                removed.append(entry.name)
-    return removed
-
-
-def remove_tree(folder):
-    """Remove the folder ``folder`` and what it holds, as far as possible, without an error.
-
-    ``shutil.rmtree`` walks with two descriptors open at once: at the process's limit (``ulimit -n``; matplotlib
-    keeps its font files open) it failed at once and silently, and ``--plot``'s private folder with its font list was
-    left in $TMPDIR by a run that ended well. What it leaves is removed again one descriptor at a time."""
-    import shutil
-
-    shutil.rmtree(folder, ignore_errors=True)
-    if os.path.isdir(folder) and not os.path.islink(folder):
-        _remove_one_at_a_time(folder)
-
-
-def _remove_one_at_a_time(folder):
-    try:
-        names = os.listdir(folder)                  # its descriptor is closed before the removals
-    except OSError:                                 # not even one descriptor free: an empty folder still goes
-        names = []
-    for name in names:
-        path = os.path.join(folder, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            _remove_one_at_a_time(path)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-    with contextlib.suppress(OSError):
-        os.rmdir(folder)
-
-
-def private_folder(prefix):
-    """A new folder ``$TMPDIR/PREFIX-PID-HOST-RANDOM`` for a run's own files (matplotlib's configuration and font
-    list, a Dask cluster's scratch), removed by its user when done. The ones of killed runs of this user on this
-    machine are removed first (:func:`remove_stale_folders`): nothing else ever removed them."""
-    import tempfile
-
-    remove_stale_folders(tempfile.gettempdir(), f"{prefix}-", run_folder_names(f"{prefix}-"))
-    return tempfile.mkdtemp(prefix=run_prefix(f"{prefix}-"))
-
-
-def _alive(pid):
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:              # another user's process
-        return True
-    except (OverflowError, OSError):     # not a process id at all
-        return False
-    return True
 
 
 # The temporary files this process has claimed and not yet renamed or removed: what the command's entry
@@ -343,172 +54,6 @@ def _claim(tmp, path):
         _LIVE.discard(tmp)
         reason = "a temporary name is taken" if isinstance(exc, FileExistsError) else _one_line(exc)
         raise StorageError(f"{path}: cannot write here ({reason})") from None
-
-
-def _target(path):
-    """``path`` and its real path, refused when it is a directory, one of the protected inputs, or a
-    symbolic link (its last component only, as ``O_NOFOLLOW``; see the module's docstring)."""
-    from ._checks import check_path     # here, not at the top: numpy, which `baseparam CMD --help` need not load
-
-    path = check_path(path, "path", error=StorageError)     # a wrong type or a NUL: refused before any system call
-    if not path:
-        raise StorageError("output path is empty")
-    label = printable(path)                                   # messages on one line, whatever the name
-    if os.path.islink(path):
-        raise StorageError(f"{label}: is a symbolic link (to {os.readlink(path)!r}), which baseparam did not create; "
-                           "not written through (remove the link, or choose another output)")
-    _refuse_unresolvable(path, label)
-    if _STALE.match(os.path.basename(path)):   # a later run writing here would remove it (remove_stale)
-        raise StorageError(f"{label}: is named as baseparam's temporary files (.baseparam-PID-RANDOM.…), which a "
-                           "later run removes as a killed run's leftover; choose another name")
-    real = os.path.realpath(path)
-    if os.path.isdir(real):
-        raise StorageError(f"{label}: is a directory, expected a file name")
-    if path.endswith(("/", os.sep)):        # realpath drops the slash: 'out.json/' would become the file out.json
-        raise StorageError(f"{label}: ends in '/', a folder's name; expected a file name")
-    for source in _INPUTS.get():        # writing would replace the input, or change it (a file in an input folder)
-        if same_file(real, source):
-            raise StorageError(f"{label}: is an input of this run; writing it would destroy it (choose another name)")
-        if inside(real, source):
-            raise StorageError(f"{label}: is inside {printable(source)}, an input folder of this run; writing there "
-                               "would change that input (choose another folder)")
-    # after the input's refusal: "remove it" is no advice for a read-only robot description named as an output
-    if _read_only(real):
-        raise StorageError(f"{label}: is read-only; remove it or choose another name")
-    return path, real
-
-
-def _read_only(real):
-    """Whether ``real`` is a regular file that is read-only: no write permission for anyone (0444, which the superuser
-    could write over), or none for this process. A rename would replace it silently (the folder's permission is what
-    a rename asks); coreutils' ``cp`` refuses it, and so does every writer here. Special files are written in place,
-    and a missing file is new. On a file system mounted read-only (where "remove it" is no advice either) the folder's
-    own refusal says so (:func:`unwritable`, the write's)."""
-    try:
-        mode = os.stat(real).st_mode
-    except OSError:
-        return False
-    if not stat.S_ISREG(mode) or _read_only_mount(real):
-        return False
-    if not mode & 0o222:
-        return True
-    # os.access is False for a file gone since (another writer moving it aside, or its undo): a new file, no refusal
-    return not os.access(real, os.W_OK, effective_ids=os.access in os.supports_effective_ids) and os.path.exists(real)
-
-
-def _read_only_mount(path):
-    """Whether the file system of ``path`` is mounted read-only (False where it cannot be told: no statvfs)."""
-    try:
-        return bool(os.statvfs(path).f_flag & getattr(os, "ST_RDONLY", 1))
-    except (AttributeError, OSError):
-        return False
-
-
-def _refuse_unresolvable(path, label):
-    """Refuse the names the system would not open as a file but :func:`os.path.realpath` turns into one, since the
-    write goes to the real path: a last component '.' or '..' (``link/.`` became the link's target, written through
-    the link; ``out.json/.`` the file out.json), and a folder part with '..' after something that is no folder
-    (``a_file/../out.json``, ``missing/../out.json``: realpath takes '..' by itself, the system fails). ``label``:
-    ``path`` as messages show it. Other missing folders are left to the write, or the command, to report.
-
-    Raises
-    ------
-    StorageError
-    """
-    name = os.path.basename(path)
-    if name in (".", ".."):
-        raise StorageError(f"{label}: ends in {name!r}, a folder's name; expected a file name")
-    reason = unresolvable_folder(os.path.dirname(path))
-    if reason is not None:
-        raise StorageError(f"{label}: cannot write here ({reason})")
-
-
-def unresolvable_folder(folder):
-    """Why the system could not use ``folder`` as written while :func:`os.path.realpath` (and ``os.makedirs``) would:
-    a '..' in it after something that is no folder (``a_file/..``, ``missing/..``: realpath takes '..' by itself, the
-    system fails; ``os.makedirs('x.json/..')`` made a folder x.json, not the output's), or None.
-
-    Returns
-    -------
-    str or None
-        The system's words (``Not a directory``, ``No such file or directory``).
-    """
-    import errno
-
-    parts = re.split(r"([\\/])" if os.altsep else "(/)", os.fspath(folder))
-    if ".." not in parts:
-        return None
-    last = len(parts) - parts[::-1].index("..")             # the path up to its last '..', which must resolve
-    try:
-        if stat.S_ISDIR(os.stat("".join(parts[:last])).st_mode):
-            return None
-        return os.strerror(errno.ENOTDIR)
-    except OSError as exc:
-        return _one_line(exc)
-
-
-def check_output(path):
-    """Refuse ``path`` as :func:`atomic_path` would (a link, a folder, a protected input), and a folder that cannot
-    take it (:func:`unwritable`), before work that is costly or whose checks would otherwise speak first (the free
-    space of ``/proc/self/fd``, 0 bytes, for a link there).
-
-    Raises
-    ------
-    StorageError
-    """
-    path, _real = _target(path)
-    problem = unwritable(path)
-    if problem is not None:
-        raise StorageError(f"{printable(path)}: {problem}")
-
-
-def unwritable(path, made=False):
-    """Why a file ``path`` cannot be written, as far as that is known before writing it, or None: the folder that
-    would hold it (with ``made``, a folder the caller makes when missing: its nearest existing one) is on a read-only
-    file system, is not writable by this process, or has no byte or no inode free. The write would find each of them
-    only after the work (minutes of `excite`, of a consistent fit). A special file (``/dev/null``, a named pipe) is
-    written in place, and a missing folder (not ``made``) is left to the caller's or the write's own refusal.
-
-    Returns
-    -------
-    str or None
-        ``cannot write here (REASON)`` or ``cannot make its folder in FOLDER (REASON)``, REASON in the system's
-        words (``Read-only file system``, ``Permission denied``, ``No space left on device``).
-    """
-    import errno
-
-    real = os.path.realpath(os.fspath(path))
-    try:
-        if os.path.lexists(real) and not stat.S_ISREG(os.stat(real).st_mode):
-            return None
-    except OSError:
-        return None
-    folder = os.path.dirname(real)
-    while not os.path.isdir(folder):
-        parent = os.path.dirname(folder)
-        if not made or parent == folder or os.path.lexists(folder):   # a file in the way: the write says so
-            return None
-        folder = parent
-    reason = None
-    try:
-        info = os.statvfs(folder)
-    except (AttributeError, OSError):                       # no statvfs (Windows), or no figures
-        info = None
-    if info is not None and info.f_flag & getattr(os, "ST_RDONLY", 1):
-        reason = os.strerror(errno.EROFS)
-    elif not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
-        reason = os.strerror(errno.EACCES)
-    elif free_space(os.path.join(folder, "x")) == 0:
-        reason = f"{os.strerror(errno.ENOSPC)}: 0 bytes free"
-    elif file_size_limit() == 0:
-        reason = f"{os.strerror(errno.EFBIG)}: this process may write no byte to a file, ulimit -f 0"
-    elif info is not None and info.f_files > 0 and (info.f_ffree if _superuser() else info.f_favail) == 0:
-        reason = f"{os.strerror(errno.ENOSPC)}: no file entry (inode) free"
-    if reason is None:
-        return None
-    if folder == os.path.dirname(real):
-        return f"cannot write here ({reason})"
-    return f"cannot make its folder in {printable(folder)} ({reason})"
 
 
 FIFO_WAIT = 5.0       # seconds a named pipe given as output may take to get its reader
@@ -536,9 +81,50 @@ def _fifo_reader(path, real):
         time.sleep(0.05)
 
 
-def _mode_for(real):
-    """The permissions a plain ``open(real, "w")`` would leave: the old file's, or the umask's."""
-    return stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else _default_mode()
+def _mode_at_start(real, live):
+    """The permissions of the output ``real`` as a write of it begins, or None for a new file: the file's own
+    (:func:`_own_mode`), else those of its old version that another writer's placing has moved aside, between its two
+    renames (a file system without hard links: :meth:`_Placing._keep_old`), among ``live`` (the os.DirEntry of the
+    running processes' temporary files beside it, :func:`remove_stale`'s scan), else the file's own again (that
+    placing ended since)."""
+    mode = _own_mode(real)
+    for entry in live if mode is None else ():
+        match = _MOVED_ASIDE.match(entry.name)
+        if match is not None and os.path.join(os.path.dirname(real), match.group(1)) == real:
+            mode = _own_mode(entry.path)
+            if mode is not None:
+                return mode
+    return mode if mode is not None else _own_mode(real)
+
+
+def _mode_for(real, at_start):
+    """The permissions a plain ``open(real, "w")`` would leave: the old file's, or the umask's. Its mode as the write
+    began (``at_start``, :func:`_mode_at_start`) where it is missing now: another writer's placing may have moved it
+    aside for a moment; taken for a missing file, a 0600 output became 0644 when two runs wrote it at once."""
+    mode = _own_mode(real)
+    if mode is None:
+        mode = at_start
+    return _default_mode() if mode is None else mode
+
+
+def _own_mode(path):
+    """The permissions of the regular file ``path`` names, from an open descriptor of the file itself (not through a
+    link put there; a read-only or write-only file alike: O_PATH where the system has it), or None when there is
+    none."""
+    flags = getattr(os, "O_PATH", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        try:                            # no permission to open it (a write-only file, no O_PATH)
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return None
+    else:
+        try:
+            mode = os.fstat(fd).st_mode
+        finally:
+            os.close(fd)
+    return stat.S_IMODE(mode) if stat.S_ISREG(mode) else None     # O_PATH | O_NOFOLLOW opens a link itself
 
 
 def _default_mode():
@@ -570,7 +156,10 @@ def atomic_path(path, suffix=".tmp"):
             if reader is not None:
                 os.close(reader)
         return
-    remove_stale(os.path.dirname(real))
+    at_start, live = _own_mode(real), []
+    remove_stale(os.path.dirname(real), live=live)
+    if at_start is None:                # new, or moved aside by another writer's placing (looked at before and after)
+        at_start = _mode_at_start(real, live)
     tmp = _temp_name(real, suffix)
     try:
         try:
@@ -579,7 +168,7 @@ def atomic_path(path, suffix=".tmp"):
             tmp = None                  # nothing of ours to remove
             raise
         yield tmp
-        os.chmod(tmp, _mode_for(real))
+        os.chmod(tmp, _mode_for(real, at_start))
         together = _TOGETHER.get()
         if together is None:
             os.replace(tmp, real)
@@ -593,77 +182,6 @@ def atomic_path(path, suffix=".tmp"):
     finally:
         if tmp is not None:
             _discard([tmp])
-
-
-def check_room(files):
-    """Refuse, before writing, contents (path → UTF-8 text, bytes, or their size in bytes) that the free space of
-    their file systems cannot hold — their sizes are known: a full disk is said with the figures, not found by the
-    write. Special files and folders whose free space cannot be read are left to the write."""
-    from ._memory import format_size
-
-    needed = {}
-    largest = file_size_limit()
-    for path, text in files.items():
-        real = os.path.realpath(os.fspath(path))
-        if os.path.exists(real) and not stat.S_ISREG(os.stat(real).st_mode):
-            continue                                    # /dev/null, a named pipe: written in place
-        try:
-            device = os.stat(os.path.dirname(real)).st_dev
-        except OSError:
-            continue
-        if isinstance(text, int):                       # a size known without the contents (write_streamed)
-            size = text
-        else:
-            size = len(text) if isinstance(text, (bytes, bytearray, memoryview)) else len(text.encode("utf-8"))
-        if largest is not None and size > largest:
-            raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(size)} to write, more than "
-                               f"the {format_size(largest)} a file of this process may take (ulimit -f)")
-        first, first_real, total = needed.get(device, (path, real, 0))
-        needed[device] = (first, first_real, total + size)
-    for path, real, total in needed.values():
-        free = free_space(real)
-        if free is not None and total > free:
-            raise StorageError(f"{printable(os.fspath(path))}: cannot write: {format_size(total)} to write, "
-                               f"{format_size(free)} free on its file system")
-
-
-def _superuser():
-    """Whether this process runs as the superuser, for whom a file system keeps blocks and inodes of its own (never
-    on Windows)."""
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def file_size_limit():
-    """The bytes this process may write to one file (``ulimit -f``, RLIMIT_FSIZE), or None when unlimited or unknown.
-
-    A write beyond it fails with EFBIG (Python ignores SIGXFSZ) only once the work is done: `excite` designed its
-    trajectory, `find --h5` wrote part of Z, then "File too large". Like the free space, it is checked first."""
-    try:
-        import resource
-        soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    except (ImportError, AttributeError, OSError, ValueError):     # no such limit (Windows)
-        return None
-    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
-
-
-def free_space(path):
-    """The bytes free for us (the superuser: also those its file system keeps for it) on the file system of the folder
-    that holds ``path``, or None where they cannot be read: an error (no such folder), or a file system that gives no
-    figures at all (a FUSE mount without statfs says 0 bytes of 0; taken at its word, every write into it was refused
-    as larger than the free space)."""
-    import shutil
-
-    try:
-        usage = shutil.disk_usage(os.path.dirname(os.path.abspath(os.fspath(path))))
-    except (OSError, TypeError, ValueError):
-        return None
-    if usage.total <= 0:
-        return None
-    if _superuser():
-        # the blocks a file system keeps for the superuser (5 % of ext4's) are free for it: counted as used, a
-        # write that fits was refused on a disk nearly full for other users
-        return max(usage.free, usage.total - usage.used)
-    return usage.free
 
 
 def write_text(path, text):
@@ -682,11 +200,14 @@ def write_bytes(path, data, suffix=".tmp"):
 
 
 def write_streamed(path, size, write, suffix=".tmp"):
-    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), the ``size`` bytes
-    it writes known beforehand: refused first as :func:`write_bytes` refuses its data (:func:`check_room`), with no
-    encoded copy of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``)."""
+    """Write ``path`` atomically by ``write(stream)`` (a binary file open on the temporary file), with no encoded copy
+    of the file held in memory (an NPZ of the arrays it writes, ``np.savez(stream, …)``; a Parquet table, an MCAP
+    bag). ``size``: the bytes it writes when known beforehand (an NPZ's), refused first as :func:`write_bytes`
+    refuses its data (:func:`check_room`); None when known only once written (compressed: a full disk, ``ulimit
+    -f``, is then the write's own refusal, the temporary file removed)."""
     _target(path)                       # the name's own refusals first (a link, a folder)
-    check_room({path: size})
+    if size is not None:
+        check_room({path: size})
     with atomic_path(path, suffix) as tmp, open(tmp, "wb") as stream:
         write(stream)
 
@@ -1213,23 +734,3 @@ def on_discard(step):
     together = _TOGETHER.get()
     if together is not None:
         together.steps.append(step)
-
-
-def _json_ready(value):
-    """``value`` with every NaN or infinite float (Python or numpy) replaced by None, tuples as lists."""
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):      # numpy's float64 is a float
-        return None
-    if hasattr(value, "dtype") and hasattr(value, "tolist"):       # numpy scalars and arrays
-        return _json_ready(value.tolist())
-    return value
-
-
-def json_text(doc):
-    """``doc`` as strict JSON text (indented, with a final newline): NaN and ±inf are written as ``null``,
-    never as the bare ``NaN``/``Infinity`` that strict readers refuse. Every JSON file baseparam writes
-    goes through here."""
-    return json.dumps(_json_ready(doc), indent=2, allow_nan=False) + "\n"

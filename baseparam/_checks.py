@@ -138,6 +138,9 @@ EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".c
                      # XML: a URDF or a MuJoCo model (robot descriptions are read by their root element); JSON or
                      # YAML under o.xml was written, exit 0 (describe --yaml o.xml)
                      ".xml": "XML",
+                     # the log readers read a .txt as CSV (its delimiter sniffed): JSON, YAML, even HDF5 under o.txt
+                     # were written, exit 0 (find --h5 o.txt); plain text for reading is let in (_ALSO_HOLDS)
+                     ".txt": "CSV",
                      # compressed (numpy, pandas and the trajectory readers' users open x.csv.gz as gzip: numpy's
                      # and pandas' extensions) and figures (matplotlib's): no writer here writes them, so text under
                      # such a name is refused (excite --out x.csv.gz wrote plain CSV, find --json x.png JSON, exit 0)
@@ -148,7 +151,9 @@ EXTENSION_FORMATS = {".py": "Python", ".json": "JSON", ".c": "C", ".h": "C", ".c
                      ".webp": "WebP", ".avif": "AVIF"}
 
 
-_XML_FORMATS = ("URDF", "MJCF")      # what an '.xml' name may hold
+# What a name may hold besides the format its extension says: an '.xml' a URDF or a MuJoCo model (robot descriptions
+# are read by their root element), a '.txt' a text for reading (equations --out's)
+_ALSO_HOLDS = {".xml": ("URDF", "MJCF"), ".txt": ("Markdown",)}
 
 
 def check_written_format(path, writes: str, suggested: str, name: str = "path"):
@@ -175,7 +180,7 @@ def check_written_format(path, writes: str, suggested: str, name: str = "path"):
         return
     ext = os.path.splitext(text)[1]
     said = EXTENSION_FORMATS.get(ext.lower())
-    if said not in (None, writes) and not (said == "XML" and writes in _XML_FORMATS):
+    if said not in (None, writes) and writes not in _ALSO_HOLDS.get(ext.lower(), ()):
         raise ArgumentError(f"{name}: {printable(text)}: writes {writes}, and a {ext!r} name says {said} (a reader "
                             f"would take it for {said}); give a {suggested} name")
 
@@ -206,8 +211,8 @@ _SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (st
 
 def within(folder, path) -> bool:
     """Whether ``path``, its links followed, is ``folder`` (a real path, links resolved) or lies in it: an input's own
-    files only, not what a link in it leads to. (:func:`baseparam._atomic.inside` is the writers' stricter test: an
-    existing folder, never the folder itself.)"""
+    files only, not what a link in it leads to. (:func:`baseparam._output_names.inside` is the writers' stricter
+    test: an existing folder, never the folder itself.)"""
     return os.path.commonpath([folder, os.path.realpath(path)]) == folder
 
 

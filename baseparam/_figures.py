@@ -18,7 +18,9 @@ import io
 import os
 import sys
 
-from ._atomic import check_output, private_folder, remove_tree, write_bytes
+from ._atomic import write_bytes
+from ._leftovers import private_folder, remove_tree
+from ._output_names import check_output
 
 
 def pyplot(private=False):

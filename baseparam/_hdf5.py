@@ -285,7 +285,7 @@ class writes_checked:
         return self.file
 
     def __exit__(self, kind, exc, traceback):
-        from ._atomic import _one_line
+        from ._output_names import _one_line
         from .errors import StorageError, printable
 
         try:
@@ -354,9 +354,10 @@ def _discard(h5file):
 
 
 def check_h5_output(path):
-    """Refuse ``path`` as an HDF5 output before the work: as every output (:func:`~baseparam._atomic.check_output`:
-    a link, a folder, a protected input), and a named pipe or a socket, which cannot take the seeks libhdf5 writes
-    with — it was found after the projection, as ``cannot write (Illegal seek)``.
+    """Refuse ``path`` as an HDF5 output before the work: as every output
+    (:func:`~baseparam._output_names.check_output`: a link, a folder, a protected input), and a named pipe or a
+    socket, which cannot take the seeks libhdf5 writes with — it was found after the projection, as ``cannot write
+    (Illegal seek)``.
 
     Raises
     ------
@@ -365,7 +366,7 @@ def check_h5_output(path):
     import os
     import stat
 
-    from ._atomic import check_output
+    from ._output_names import check_output
     from .errors import StorageError, printable
 
     check_output(path)

@@ -354,7 +354,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     """
     import stat
 
-    from ._atomic import inside, same_file
+    from ._output_names import inside, same_file
 
     for source in inputs:
         # a FIFO or a device would block the reader or never end (a named pipe, /dev/zero): files and folders only
@@ -380,7 +380,7 @@ def _check_outputs(inputs, outputs, not_stdout=None, writes=None):
     for flag, out in outputs:
         if out == "-" and flag in (not_stdout or {}):
             _fail(f"{flag}: {not_stdout[flag]}", 2)
-    from ._atomic import check_output
+    from ._output_names import check_output
     for _, out in named:     # a link, a name ending in '/': refused before the work, as the write would refuse it
         try:
             check_output(out)
@@ -500,15 +500,18 @@ def _fail(message, status):
 
 
 @contextlib.contextmanager
-def _one_line_errors(path, on_exit=None, inputs=None):
+def _one_line_errors(path, on_exit=None, inputs=None, flagged=()):
     """Library errors as one line with exit status 2 (bad input) or 1 (internal); ``path`` names the
     file an OSError without a file name is about. ``on_exit`` runs first (e.g. closing a progress bar).
+    ``flagged``: the parameters of the command whose values are input files given by a flag (``limits_file``): an
+    error about such a file names its flag first (:func:`_file_flag`).
 
     The outputs written inside are put in place together when the block ends, and none is left when it fails
     (:func:`baseparam._atomic.outputs_together`): a refused ``--plot`` does not leave the ``--json`` behind. No output
-    is written over ``inputs`` (default ``[path]``; :func:`baseparam._atomic.inputs_protected`). An input ``-``
+    is written over ``inputs`` (default ``[path]``; :func:`baseparam._output_names.inputs_protected`). An input ``-``
     (no such file) is refused as what it means elsewhere, standard input, which no command reads."""
-    from ._atomic import inputs_protected, outputs_together
+    from ._atomic import outputs_together
+    from ._output_names import inputs_protected
     for given in [path] if inputs is None else inputs:
         if str(given) == "-" and not os.path.lexists("-"):      # was "-: cannot read: No such file or directory"
             _fail("-: standard input is not read; give the input's file name", 2)
@@ -541,13 +544,31 @@ def _one_line_errors(path, on_exit=None, inputs=None):
             # floating base" named no file)
             if text.startswith("robot: "):
                 text = f"{printable(path)}: {text[len('robot: '):]}"
-            _fail(shown(text), 2)
+            _fail(_file_flag(shown(text), flagged), 2)
         if isinstance(exc, OSError):                 # a file the user named cannot be read or written
-            _fail(_cwd_gone(exc) or f"{exc.filename or path}: {exc.strerror or exc}", 2)
+            _fail(_cwd_gone(exc) or _file_flag(f"{exc.filename or path}: {exc.strerror or exc}", flagged), 2)
         if isinstance(exc, Warning):
             _fail(_warning_made_error(exc, path), 2)
         # anything else (a plain ValueError, KeyError, …) is a bug, not the user's input
         _fail(f"internal error: {type(exc).__name__}: {_one_line(exc)}", 1)
+
+
+def _file_flag(text, parameters):
+    """``text`` (a refusal) with the flag of the input file it starts with, when that file is the value of one of
+    ``parameters`` (the command's, e.g. ``model_file``): ``--model: m.yaml: x: unknown field`` where the file alone
+    ("m.yaml: x: unknown field") read as ROBOT_FILE's fault. The flag as the command declares it (click's option).
+    A text naming the flag already is left as it is."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return text
+    for option in context.command.params:
+        value = context.params.get(option.name)
+        if option.name not in parameters or not value or not isinstance(option, click.Option):
+            continue
+        flag = max(option.opts, key=len)
+        if text.startswith(f"{printable(str(value))}: ") and flag not in text:
+            return f"{flag}: {text}"
+    return text
 
 
 def _warning_made_error(warning, path=None):
@@ -958,7 +979,7 @@ def _write_text(path, text):
 
 def _write_json(path, doc):
     """The JSON document to ``path`` (atomically), or to stdout for '-'."""
-    from ._atomic import json_text
+    from ._json_text import json_text
 
     _write_text(path, json_text(doc))
 
@@ -1306,6 +1327,9 @@ def identify(robot_file, train, validate, json_out, plot_out, urdf_out, mjcf_out
         if streamed:
             progress = _Progress("reducing logs")
             bars.append(progress)
+            if scheduler is not None and scheduler.strip().lower() == "local":
+                from .identification._workers import import_dask_privately
+                import_dask_privately()     # a cluster of this run: no Dask configuration file of the user's read
             result = identify_logs(robot, list(train), validate=list(validate) or None, method=method,
                                    preprocessing=settings, parameters=parameters, base=base, workers=workers,
                                    scheduler=scheduler, progress=progress, read_options=read_options,
@@ -1696,7 +1720,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     _check_outputs(inputs, [("--out", csv_out), ("--json", json_out), ("--plot", plot_out)],
                    {"--out": "give a file name", "--plot": "give a file name"}, writes={"--out": ("CSV", ".csv")})
     if folder:               # made when the file is written: a read-only or full disk said before the work
-        from ._atomic import unwritable
+        from ._output_names import unwritable
         problem = unwritable(csv_out, made=True)
         if problem is not None:
             _fail(f"{csv_out}: {problem}", 2)
@@ -1704,7 +1728,7 @@ def excite(robot_file, period, harmonics, rate, limits_file, criterion, paramete
     from .excitation.design import design_excitation
     from .model.robot import require_fixed_base
     progress = _Progress("designing")
-    with _one_line_errors(robot_file, progress.close, inputs=inputs):
+    with _one_line_errors(robot_file, progress.close, inputs=inputs, flagged={"limits_file"}):
         time_budget, starts = _excite_budget(time_budget, starts, workers, payload_design)
         robot = require_fixed_base(load(robot_file), "excite")     # named as the command, not the library's function
         design = design_excitation(robot, period=period, harmonics=harmonics, rate=rate, limits=limits_file,
@@ -1833,7 +1857,7 @@ def payload(robot_file, loaded, unloaded, model_file, json_out, robot_out, stati
                    {"--robot-out": "give a file name (.yaml, .yml, .urdf or .xml)"})
     robot_format = _robot_out_format(robot_out)
     _writable([("--json", json_out), ("--robot-out", robot_out)])
-    with _one_line_errors(robot_file, inputs=inputs):
+    with _one_line_errors(robot_file, inputs=inputs, flagged={"model_file"}):
         settings = _preprocessing(cutoff, filter_order, rest_velocity, resample)
         column_map = parse_column_map(columns) if columns is not None else None   # '' refused, not ignored
         gain_values = _numbers(gains, "--gains")

@@ -302,7 +302,7 @@ def test_symbolic_h5_is_sized_before_it_is_written(tmp_path, monkeypatch):
 
 def test_hdf5_write_failure_is_said_as_the_systems_reason():
     """HDF5's report (a time, the temporary file's name, a buffer address) became the one line; now its errno."""
-    from baseparam._atomic import _one_line
+    from baseparam._output_names import _one_line
     text = ("Unable to synchronously create file (file write failed: time = Fri Nov 27 14:00:41 2026\n, filename = "
             "'/tmp/.baseparam-1-0123456789abcdef.h5.tmp', file descriptor = 5, errno = 28, error message = 'No space "
             "left on device', buf = 0x55e74b165138, total write size = 96, bytes this sub-write = 96, offset = 0)")

@@ -201,11 +201,11 @@ def test_the_private_folders_of_killed_runs_are_removed(tmp_path, monkeypatch, p
     import tempfile
     import time
 
-    from baseparam import _atomic
+    from baseparam import _leftovers
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(socket, "gethostname", lambda: "node-1")
-    old = time.time() - 2 * _atomic.STALE_SECONDS
+    old = time.time() - 2 * _leftovers.STALE_SECONDS
     killed, young, live, elsewhere = (tmp_path / f"{prefix}-{pid}-{host}-abcd1234" for pid, host in (
         (2**22 + 7, "node-1"), (2**22 + 8, "node-1"), (os.getpid(), "node-1"), (2**22 + 9, "node-2")))
     for folder in (killed, young, live, elsewhere):
@@ -213,7 +213,7 @@ def test_the_private_folders_of_killed_runs_are_removed(tmp_path, monkeypatch, p
         (folder / "sub" / "fontlist.json").write_text("{}")
     for folder in (killed, live, elsewhere):
         os.utime(folder, (old, old))
-    made = _atomic.private_folder(prefix)
+    made = _leftovers.private_folder(prefix)
     assert os.path.basename(made).startswith(f"{prefix}-{os.getpid()}-node-1-")
     kept = [os.path.basename(made), young.name, live.name, elsewhere.name]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
@@ -227,16 +227,16 @@ def test_a_private_folder_of_a_live_run_on_another_machine_sharing_tmpdir_is_kep
     import tempfile
     import time
 
-    from baseparam import _atomic
+    from baseparam import _leftovers
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    old = time.time() - 2 * _atomic.STALE_SECONDS
+    old = time.time() - 2 * _leftovers.STALE_SECONDS
     monkeypatch.setattr(socket, "gethostname", lambda: "node-2")
-    theirs = _atomic.private_folder("baseparam-dask")
+    theirs = _leftovers.private_folder("baseparam-dask")
     (tmp_path / os.path.basename(theirs) / "worker-space").mkdir()
     os.rename(theirs, theirs.replace(f"-{os.getpid()}-", f"-{2**22 + 9}-"))      # its process, not one of this machine
     theirs = theirs.replace(f"-{os.getpid()}-", f"-{2**22 + 9}-")
     os.utime(theirs, (old, old))
     monkeypatch.setattr(socket, "gethostname", lambda: "node-1")
-    ours = _atomic.private_folder("baseparam-dask")
+    ours = _leftovers.private_folder("baseparam-dask")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(os.path.basename(f) for f in (theirs, ours))

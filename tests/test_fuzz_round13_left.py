@@ -181,7 +181,7 @@ def test_kernel_compile_scratch_is_removed_on_a_forced_exit_and_a_killed_runs_la
     monkeypatch.setenv("BASEPARAM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr("baseparam._atomic._LIVE", set())           # the forced exit's other removals: none here
     monkeypatch.setattr("baseparam._figures.remove_private", lambda: None)
-    from baseparam._atomic import host_name
+    from baseparam._leftovers import host_name
     dead, old = 2 ** 22 + 1, time.time() - 2 * 86_400             # beyond Linux's largest process id
     host = host_name()
     leftovers = {f"tmp-kernel-{dead}-{host}-abcdefgh": True, "tmpabcdefgh": True,  # killed; an earlier version
@@ -310,7 +310,7 @@ def test_results_built_by_hand_with_a_wrong_kind_of_field_are_refused_at_constru
 def test_stale_kernel_scratch_never_takes_another_programs_empty_tmp_folder(tmp_path):
     """BASEPARAM_CACHE_DIR may name a shared folder (/tmp): an empty ``tmpXXXXXXXX`` is any Python program's
     tempfile.mkdtemp(), not an earlier version's compile (that one holds kernel.c), and is left alone however old."""
-    from baseparam._atomic import host_name
+    from baseparam._leftovers import host_name
     from baseparam.dynamics import _native
     old = time.time() - 2 * 86_400
     killed = f"tmp-kernel-{2 ** 22 + 1}-{host_name()}-abcdefgh"

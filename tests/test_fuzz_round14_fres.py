@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from baseparam import _atomic
+from baseparam import _output_names
 from baseparam.cli import main
 from conftest import one_line
 
@@ -100,9 +100,9 @@ def test_the_superuser_counts_the_blocks_kept_for_it_as_free(monkeypatch):
     import shutil
     monkeypatch.setattr(shutil, "disk_usage", lambda path: Usage(1000, 900, 0))
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    assert _atomic.free_space("/x/y") == 100
+    assert _output_names.free_space("/x/y") == 100
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    assert _atomic.free_space("/x/y") == 0
+    assert _output_names.free_space("/x/y") == 0
 
 
 # -- workers whose caller is killed: nothing on the terminal, nothing left --------------------------------------

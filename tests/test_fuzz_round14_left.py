@@ -51,14 +51,14 @@ def _killed_runs_folders(where, prefix, tail, hosts, old):
 
 @pytest.mark.parametrize("which", ["kernel in the cache", "kernel without a cache", "unpacked bag"])
 def test_folders_of_killed_runs_are_removed_only_for_this_user_on_this_machine(tmp_path, monkeypatch, which):
-    """Three routines removed a killed run's folders; only _atomic.private_folder spared another user's and another
+    """Three routines removed a killed run's folders; only _leftovers.private_folder spared another user's and another
     machine's (a live run on a shared $TMPDIR or BASEPARAM_CACHE_DIR has a process id no process here has, and its
     folder's time stays unchanged while it works). The kernel's scratch and rosbags' unpacked bags now go through
     the same rule, and their names carry the host."""
     import socket
     import tempfile
 
-    from baseparam._atomic import run_prefix
+    from baseparam._leftovers import run_prefix
     from baseparam.dynamics import _native
     from baseparam.identification import _bag_files
     prefix, tail, remove = {

@@ -12,13 +12,13 @@ DEAD = 2 ** 22 + 1                  # beyond Linux's largest process id: no proc
 
 def _removers(tmp_path, monkeypatch):
     """{kind: (the prefix of its folders, the files a killed run leaves in one, the routine that removes them)}."""
-    from baseparam import _atomic
+    from baseparam import _leftovers
     from baseparam.dynamics import _native
     from baseparam.identification import _bag_files
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
     def private():
-        _atomic.private_folder(".baseparam-matplotlib")        # removes the killed runs' first, then makes its own
+        _leftovers.private_folder(".baseparam-matplotlib")        # removes the killed runs' first, then makes its own
         return None
     return {
         "kernel in the cache": ("tmp-kernel-", lambda: _native.remove_stale_scratch(str(tmp_path))),
@@ -58,7 +58,7 @@ def test_the_folders_named_before_the_host_was_in_the_name_are_still_removed(tmp
     """Earlier versions named these folders PREFIX-PID-RANDOM, without the host: once the names carried it, a
     killed run's folder of that naming (an unpacked bag: as large as the bag) was never removed by anything. They
     cannot be told from another machine's live run, so they go as the names without an id do: unchanged for a day."""
-    from baseparam._atomic import STALE_SECONDS, STALE_SECONDS_WITHOUT_PID
+    from baseparam._leftovers import STALE_SECONDS, STALE_SECONDS_WITHOUT_PID
     prefix, remove = _removers(tmp_path, monkeypatch)[which]
     old = _stale_folder(tmp_path, f"{prefix}{DEAD}-abcdefgh", STALE_SECONDS_WITHOUT_PID + 60)
     empty = _stale_folder(tmp_path, f"{prefix}{DEAD}-emptyxyz", STALE_SECONDS_WITHOUT_PID + 60)

@@ -24,7 +24,8 @@ def test_library_writers_refuse_the_robots_own_description(tmp_path):
     for target in (path, str(path), link):
         with pytest.raises(bp.StorageError, match="is an input of this run"):
             bp.find_and_store(robot, target)
-    from baseparam._atomic import robot_protected, write_text
+    from baseparam._atomic import write_text
+    from baseparam._output_names import robot_protected
     with robot_protected(robot), pytest.raises(bp.StorageError, match="is an input of this run"):
         write_text(path, "x")          # the one rule every writer given a robot goes through
     robot_in_code = bp.Robot(joints=robot.joints)

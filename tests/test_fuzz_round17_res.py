@@ -79,7 +79,8 @@ def test_a_file_larger_than_the_processes_file_size_limit_is_refused_before_it_i
                                                                                           file_size_limited):
     # `excite --out e.csv` under `ulimit -f 20`: the trajectory designed first, then "e.csv: cannot write (File too
     # large)"; under `ulimit -f 0` the run was blamed on its input ("ur10e.yaml: File too large")
-    from baseparam._atomic import check_output, write_text
+    from baseparam._atomic import write_text
+    from baseparam._output_names import check_output
     from baseparam.projection.storage import disk_limit
 
     file_size_limited(100)

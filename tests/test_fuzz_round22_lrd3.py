@@ -49,8 +49,8 @@ def test_urdf_write_back_leaves_no_second_dynamics(tmp_path):
 def test_parquet_write_failing_midway_leaves_the_old_file(tmp_path, monkeypatch, floating):
     """Both Parquet writers (fixed- and floating-base) go through _log_files._write_parquet, which writes to a
     temporary name then renames: a write failing midway leaves an existing file as it was, and no stray file.
-    (Round 24: the table is encoded in memory first, then written by _atomic.write_bytes: the write to the
-    temporary file is the one that fails here.)"""
+    (Round 24: the table is encoded in memory first, then written by _atomic.write_bytes; round 26: encoded straight
+    into the temporary file by _atomic.write_streamed: the write to it is the one that fails here.)"""
     import numpy as np
 
     import baseparam as bp
@@ -69,6 +69,9 @@ def test_parquet_write_failing_midway_leaves_the_old_file(tmp_path, monkeypatch,
 
         def __exit__(self, *exc):
             self.stream.close()
+
+        def __getattr__(self, name):        # seekable, tell, closed: the file's (round 26: streamed into it)
+            return getattr(self.stream, name)
 
         def write(self, data):
             self.stream.write(b"PAR1 half")

@@ -174,6 +174,7 @@ def test_a_log_larger_than_the_free_space_is_refused_before_it_is_written(tmp_pa
                                                                          floating, ext):
     import baseparam as bp
     from baseparam import _atomic
+    from baseparam import _output_names
     from baseparam.errors import StorageError
     _needs(ext)
     motion = floating_motion if floating else _fixed_motion()
@@ -186,7 +187,7 @@ def test_a_log_larger_than_the_free_space_is_refused_before_it_is_written(tmp_pa
         opened.append(args[0])
         return real_open(*args, **kwargs)
 
-    monkeypatch.setattr(_atomic, "free_space", lambda path: 100)
+    monkeypatch.setattr(_output_names, "free_space", lambda path: 100)
     monkeypatch.setattr(_atomic, "atomic_path", watched)
     with pytest.raises(StorageError, match=rf"log\.{ext}: cannot write: .* to write, 100 bytes free"):
         bp.write_trajectory(motion, out)

@@ -270,12 +270,12 @@ def test_an_npz_log_is_written_without_a_copy_in_memory(tmp_path):
 def test_an_npz_logs_size_is_checked_exactly_before_it_is_written(tmp_path, monkeypatch, spare):
     """Its size, known from the arrays without encoding them, is the file's to the byte: one byte less free space
     than the file is refused with the figures and nothing written; exactly enough is written."""
-    from baseparam import _atomic
+    from baseparam import _output_names
 
     log = _log(300)
     bp.write_trajectory(log, tmp_path / "first.npz")
     size = (tmp_path / "first.npz").stat().st_size
-    monkeypatch.setattr(_atomic, "free_space", lambda path: size + spare)
+    monkeypatch.setattr(_output_names, "free_space", lambda path: size + spare)
     out = tmp_path / "log.npz"
     if spare < 0:
         with pytest.raises(bp.StorageError, match="to write, .* free on its file system"):
@@ -308,7 +308,7 @@ def test_a_run_that_only_loads_cached_kernels_removes_a_killed_compiles_scratch(
     import ctypes
     import time
 
-    from baseparam import _atomic
+    from baseparam import _leftovers
     from baseparam.dynamics import _native
     if _native.compiler() is None:
         pytest.skip("no C compiler here")
@@ -318,14 +318,14 @@ def test_a_run_that_only_loads_cached_kernels_removes_a_killed_compiles_scratch(
     functions = {"thrice": (ctypes.c_double, [ctypes.c_double])}
     monkeypatch.setattr(_native, "_LOADED", {})
     assert _native.load(source, functions).thrice(1.0) == 3.0             # compiled into the cache
-    host, dead = _atomic.host_name(), _a_dead_process_id()
+    host, dead = _leftovers.host_name(), _a_dead_process_id()
     names = {"stale": f"tmp-kernel-{dead}-{host}-abcdefgh", "young": f"tmp-kernel-{dead}-{host}-ijklmnop",
              "live": f"tmp-kernel-{os.getpid()}-{host}-qrstuvwx"}
     for which, name in names.items():
         (cache / name).mkdir()
         (cache / name / "kernel.c").write_text("int f(void);\n")
         if which != "young":
-            old = time.time() - 2 * _atomic.STALE_SECONDS
+            old = time.time() - 2 * _leftovers.STALE_SECONDS
             os.utime(cache / name, (old, old))
     monkeypatch.setattr(_native, "_LOADED", {})                          # a new process: loads, compiles nothing
     monkeypatch.setattr(_native, "_SWEPT", set(), raising=False)

@@ -159,7 +159,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     unchanged for STALE_SECONDS, its process ended), and leaves a live one's, a link, and other programs' alone."""
     import os
 
-    from baseparam._atomic import STALE_SECONDS
+    from baseparam._leftovers import STALE_SECONDS
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(temp))
@@ -167,7 +167,7 @@ def test_unpacked_bag_left_by_a_killed_run_is_removed_at_the_next(tmp_path, monk
     _compressed_bag(bag, "SQLITE3", "FILE", 50)
     dead = 2 ** 22 + 1                     # beyond Linux's largest process id: no process has it
     old = os.path.getmtime(bag) - 2 * STALE_SECONDS
-    from baseparam._atomic import host_name
+    from baseparam._leftovers import host_name
     host = host_name()
     leftovers = {f"baseparam-rosbag2-{dead}-{host}-abcdefgh": True, f"baseparam-rosbag2-{os.getpid()}-{host}-abcdefgh":
                  False, "tmpxyz": False, f"baseparam-rosbag2-{dead}-{host}-recent12": False}

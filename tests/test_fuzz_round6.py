@@ -164,7 +164,8 @@ def test_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monkeyp
         raise AssertionError("the projection ran")
     monkeypatch.setattr(base_set, "find_base_parameters", never)
     command, flag = args
-    name = "out.py" if flag == "--python" else "out.txt"      # --python writes a module: a .py name
+    # --python writes a module: a .py name; the others their formats' (round 26: JSON or HDF5 under .txt refused)
+    name = {"--python": "out.py", "--json": "out.json", "--h5": "out.h5"}.get(flag, "out.txt")
     out = tmp_path / "missing" / name
     result = CliRunner().invoke(main, [command, str(ROOT / "robots" / "planar_rrr.yaml"), flag, str(out)])
     one_line(result, name, "does not exist")

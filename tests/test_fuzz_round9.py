@@ -142,7 +142,8 @@ def test_output_inside_an_input_bag_folder_is_refused(tmp_path, inner):
 
 
 def test_library_writes_inside_a_protected_input_folder_are_refused(tmp_path):
-    from baseparam._atomic import inputs_protected, write_text
+    from baseparam._atomic import write_text
+    from baseparam._output_names import inputs_protected
     from baseparam.errors import StorageError
     bag = tmp_path / "bag"
     (bag / "sub").mkdir(parents=True)

@@ -1,10 +1,10 @@
 """The package layout: stages import one way, and the public names resolve.
 
 The layers, lowest first (a module may import from its own layer and the ones below):
-errors, _checks, _atomic, _numbers, _lazy, _memory, _blas, _figures, _warnings, _processes, _hdf5 → model, motion,
-evaluation, _validation (argument checks; it knows the Robot type) → dynamics → projection → identification |
-excitation | codegen → simulation → cli → _entry (the command's entry point: signals from its first instruction) →
-__main__.
+errors, _checks, _atomic (with _output_names, _leftovers, _json_text), _numbers, _lazy, _memory, _blas, _figures,
+_warnings, _processes, _hdf5 → model, motion, evaluation, _validation (argument checks; it knows the Robot type) →
+dynamics → projection → identification | excitation | codegen → simulation → cli → _entry (the command's entry
+point: signals from its first instruction) → __main__.
 _stderr (a solver's output held off stderr) and _values (results compared by value) sit with errors, in the lowest
 layer.
 """
@@ -17,7 +17,8 @@ import pytest
 import baseparam as bp
 
 PACKAGE = Path(bp.__file__).resolve().parent
-LAYER = {"errors": 0, "_checks": 0, "_atomic": 0, "_numbers": 0, "_lazy": 0, "_memory": 0, "_blas": 0, "_figures": 0,
+LAYER = {"errors": 0, "_checks": 0, "_atomic": 0, "_output_names": 0, "_leftovers": 0, "_json_text": 0, "_numbers": 0,
+         "_lazy": 0, "_memory": 0, "_blas": 0, "_figures": 0,
          "_warnings": 0, "_processes": 0, "_hdf5": 0, "model": 1, "motion": 1, "evaluation": 1, "_validation": 1,
          "dynamics": 2, "projection": 3, "identification": 4, "excitation": 4, "codegen": 4, "simulation": 5, "cli": 6,
          "_entry": 7, "__main__": 8, "_stderr": 0, "_values": 0}

@@ -1,7 +1,7 @@
 """Review of round 19's outputs_kept (e4a5ad9): outputs, in place before the report, taken back when a run fails."""
 import pytest
 
-from baseparam import _atomic, _entry
+from baseparam import _atomic, _entry, _leftovers
 
 
 def _names(folder):
@@ -115,9 +115,9 @@ def test_an_old_version_kept_aside_is_not_taken_for_a_killed_runs_leftover(tmp_p
     with pytest.raises(SystemExit), _atomic.outputs_kept():
         with _atomic.outputs_together():
             _atomic.write_text(out, "new")
-        monkeypatch.setattr(_atomic, "_alive", lambda pid: False)      # the writer as another machine sees it
+        monkeypatch.setattr(_leftovers, "_alive", lambda pid: False)      # the writer as another machine sees it
         with pytest.warns(UserWarning, match="temporary file of an earlier run"):     # young: reported, kept
-            _atomic.remove_stale(str(tmp_path))
+            _leftovers.remove_stale(str(tmp_path))
         monkeypatch.undo()
         raise SystemExit(2)
     assert (out.read_text(), _names(tmp_path)) == ("old", ["o.json"])

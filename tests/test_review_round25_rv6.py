@@ -10,6 +10,8 @@ import pytest
 
 import baseparam as bp
 from baseparam import _atomic
+from baseparam import _output_names
+from baseparam import _leftovers
 
 
 # --- a moved-aside old version whose output's name holds a newline was removed as a leftover, not put back ---
@@ -22,7 +24,7 @@ def test_an_old_version_moved_aside_is_put_back_whatever_its_outputs_name(tmp_pa
     aside = tmp_path / f".baseparam-4000001-0123456789abcdef.{name}.old"
     aside.write_text("old\n")
     with pytest.warns(UserWarning, match="was missing, its old version put back"):
-        _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
+        _leftovers.remove_stale(tmp_path, now=time.time() + 2 * _leftovers.STALE_SECONDS)
     assert os.listdir(tmp_path) == [name] and (tmp_path / name).read_text() == "old\n"
 
 
@@ -35,7 +37,7 @@ def test_a_read_only_input_named_as_an_output_is_refused_as_an_input(tmp_path):
     robot.write_text("mine\n")
     robot.chmod(0o444)
     os.link(robot, tmp_path / "linked.json")
-    with _atomic.inputs_protected([robot]):
+    with _output_names.inputs_protected([robot]):
         for out in (robot, tmp_path / "linked.json"):
             with pytest.raises(bp.StorageError, match="is an input of this run") as caught:
                 _atomic.write_text(out, "new\n")
@@ -165,7 +167,7 @@ def test_an_output_on_a_read_only_mount_is_refused_in_the_systems_words(tmp_path
     monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyMount(real_statvfs(path)))
     monkeypatch.setattr(os, "access", lambda path, how, **kw: False if how & os.W_OK else real_access(path, how, **kw))
     with pytest.raises(bp.StorageError) as caught:
-        _atomic.check_output(out)
+        _output_names.check_output(out)
     assert str(caught.value) == f"{out}: cannot write here ({os.strerror(errno.EROFS)})"
 
 
@@ -254,8 +256,9 @@ def test_an_old_version_that_cannot_be_put_back_is_kept(tmp_path, monkeypatch):
     with monkeypatch.context() as patched:
         patched.setattr(_atomic.os, "link", no_room)
         patched.setattr(_atomic.os, "rename", no_room)
-        _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
+        patched.setattr(_leftovers, "_rename_no_replace", no_room)     # round 26: renameat2, not os.rename
+        _leftovers.remove_stale(tmp_path, now=time.time() + 2 * _leftovers.STALE_SECONDS)
     assert os.listdir(tmp_path) == [aside.name]
     with pytest.warns(UserWarning, match="o.json: was missing, its old version put back"):
-        _atomic.remove_stale(tmp_path, now=time.time() + 2 * _atomic.STALE_SECONDS)
+        _leftovers.remove_stale(tmp_path, now=time.time() + 2 * _leftovers.STALE_SECONDS)
     assert os.listdir(tmp_path) == ["o.json"] and (tmp_path / "o.json").read_text() == "old\n"

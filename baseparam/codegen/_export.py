@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .._checks import shown
-from .._atomic import (check_output, json_text, make_folders, remove_folders, robot_protected, unresolvable_folder,
-                       unwritable, write_texts)
+from .._atomic import make_folders, remove_folders, write_texts
+from .._json_text import json_text
+from .._output_names import check_output, robot_protected, unresolvable_folder, unwritable
 from .._validation import (ABSURD, ABSURD_PARAMETER, check_entries, check_field_kinds, check_flag, check_instance,
                            check_name_fields, check_option, check_path, check_texts, comma_list,
                            reduce_read_only_mappings)
@@ -215,7 +216,7 @@ def exported_names(prefix, lang):
 
 def check_exported_files(out_dir, prefix, lang):
     """Refuse, before the work, a file :func:`export` would write into ``out_dir`` that no write may replace (a
-    read-only file, a symbolic link, a folder of that name: :func:`~baseparam._atomic.check_output`); the write
+    read-only file, a symbolic link, a folder of that name: :func:`~baseparam._output_names.check_output`); the write
     refused it only after the projection.
 
     Raises

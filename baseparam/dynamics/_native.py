@@ -44,8 +44,9 @@ import sys
 import tempfile
 import threading
 
-from .._atomic import (RANDOM_END, free_space, make_folders, remove_folders, remove_stale_folders, remove_tree,
-                       run_folder_names, run_prefix)
+from .._atomic import make_folders, remove_folders
+from .._leftovers import RANDOM_END, remove_stale_folders, remove_tree, run_folder_names, run_prefix
+from .._output_names import free_space
 
 # No optimization for long kernels: gcc's compile time grows faster than the code at -O1/-O2 (a 30-body
 # chain: over 20 times longer than at -O0) and, on straight-line code that long, the optimizer gains little.
@@ -91,10 +92,10 @@ def cache_dir():
 
 # A compile's scratch folder (kernel.c, kernel.so), in the folder of the kernel it makes: named with the process id,
 # so that a killed run's (SIGKILL runs no ``finally``) is told from a live one's and removed by a later compile once
-# stale (baseparam._atomic.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day). Only a
-# real folder holding nothing but those two files is removed (an id-less one: not empty, as any tempfile.mkdtemp()
-# is): BASEPARAM_CACHE_DIR may name a shared folder.
-# Each kind: (the new folder's prefix (_atomic.run_prefix: PID-HOST- follow; _atomic.run_folder_names: the names
+# stale (baseparam._leftovers.stale_entries); ``tmpXXXXXXXX``, without an id, are earlier versions' (after a day).
+# Only a real folder holding nothing but those two files is removed (an id-less one: not empty, as any
+# tempfile.mkdtemp() is): BASEPARAM_CACHE_DIR may name a shared folder.
+# Each kind: (the new folder's prefix (_leftovers.run_prefix: PID-HOST- follow; _leftovers.run_folder_names: the names
 # judged, another machine's never), the prefix of the names looked at, whether the id-less tmpXXXXXXXX are judged too,
 # the names a stale folder may hold, None: any).
 IN_CACHE = ("tmp-kernel-", "tmp", True, {"kernel.c", "kernel.so"})
@@ -348,7 +349,7 @@ def _sweep_once(folder):
 def remove_stale_scratch(folder, kind=IN_CACHE, now=None):
     """Remove the scratch folders of ``kind`` that killed runs of this user on this machine left in ``folder`` (only
     real folders, holding nothing but the names ``kind`` allows, and some of them when the name is not ours;
-    :func:`baseparam._atomic.remove_stale_folders`); returns their names."""
+    :func:`baseparam._leftovers.remove_stale_folders`); returns their names."""
     pattern = run_folder_names(kind[0])
     if kind[2]:                                 # group 1 None: judged as names without an id are
         pattern = re.compile(f"{pattern.pattern}|^tmp{RANDOM_END}")

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._atomic import robot_protected
+from .._output_names import robot_protected
 from .._checks import check_progress, check_written_format, shown
 from .._numbers import flat_values, is_whole, zero_d_number
 from .._validation import (check_entries, check_field_kinds, check_finite_fields, check_flag, check_flag_fields,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from numbers import Real
 
-from .._atomic import json_text, write_text
+from .._atomic import write_text
+from .._json_text import json_text
 from .._checks import read_json, shown
 from .._validation import check_field_kinds, check_input
 from .._values import ComparedByValue

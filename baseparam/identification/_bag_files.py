@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import free_space, remove_stale_folders, run_folder_names, run_prefix
+from .._leftovers import remove_stale_folders, run_folder_names, run_prefix
+from .._output_names import free_space
 from .._checks import check_instance, not_utf8, read_bounded, refuse_special, shown, within
 from .._warnings import ignored, recorded, warn
 from ..errors import DataError, DataWarning, printable
@@ -471,7 +472,7 @@ def _check_compressed_file(path, source):
 
 # rosbags unpacks a whole-file compressed ROS 2 bag into a TemporaryDirectory it removes when the reader closes; a
 # SIGKILLed run leaves it (as large as the bag unpacked). Ours are named with this prefix, the process id and the host
-# (_atomic.run_prefix), so a later run can tell them from other programs' and remove a dead run's.
+# (_leftovers.run_prefix), so a later run can tell them from other programs' and remove a dead run's.
 UNPACK_PREFIX = "baseparam-rosbag2-"
 
 
@@ -491,7 +492,7 @@ def _name_rosbags_unpacking():
 
 def remove_stale_unpacked(folder, now=None):
     """Remove the folders of unpacked bags that killed runs of this user on this machine left in ``folder`` (the
-    temporary folder); returns their names (:func:`baseparam._atomic.remove_stale_folders`)."""
+    temporary folder); returns their names (:func:`baseparam._leftovers.remove_stale_folders`)."""
     return remove_stale_folders(folder, UNPACK_PREFIX, run_folder_names(UNPACK_PREFIX), now=now)
 
 

@@ -20,7 +20,7 @@ from .._processes import (Handover, WorkersWatched, caller_not_reimported, deaf_
                           kept_for_the_first_task, killed_if_slow, one_blas_thread, quiet_resource_tracker,
                           raise_failed_start, room_for_a_local_cluster, room_for_workers,
                           workers_born_deaf, workers_on_one_blas_thread)
-from .._atomic import private_folder, remove_tree
+from .._leftovers import private_folder, remove_tree
 from .._checks import shown
 from .._warnings import ignored
 from ..errors import SettingsError, long_values_shortened, printable
@@ -191,7 +191,10 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
             # worker killed below left the scheduler's "Batched Comm Closed" and a CommClosedError traceback on
             # stderr (1 stopped run in 20); silenced until the close has stopped that loop
             undo.enter_context(_dask_logs_silenced(logging.CRITICAL))
-            with caller_not_reimported(), _scratch_warning_silenced():
+            # the workers import Dask afresh, each reading the Dask configuration files it finds (~/.config/dask,
+            # /etc/dask): files outside the named inputs; they run with the settings this process gives them (a
+            # nanny passes its own to its worker), and find none of their own
+            with caller_not_reimported(), _scratch_warning_silenced(), dask_config_files_unread(scratch):
                 # silence_logs: a log's error is raised here, in one line; the workers' own logging would print
                 # it again as "Compute Failed" with its traceback, and the nannies' shutdown chatter
                 address = _cluster_started(LocalCluster, n_workers=workers, threads_per_worker=1, processes=True,
@@ -236,6 +239,58 @@ def _on_dask(logs, task, folds, workers, scheduler, report, connect_timeout):
                     future.result()                              # the log's own error, raised here
                 report(done, len(logs))
             return client.gather(futures)
+
+
+def import_dask_privately():
+    """Import Dask for the command line without reading any Dask configuration file the user has not named
+    (:func:`dask_config_files_unread`): a run reads only its named inputs. Nothing when Dask is imported already, or
+    not installed (its absence is said where it is needed). A library call leaves Dask as the user's process has
+    it: its configuration is read once, on import, and would stay without the user's files for good."""
+    import sys
+
+    if "dask" in sys.modules:
+        return
+    folder = private_folder("baseparam-dask")
+    try:
+        with dask_config_files_unread(folder), contextlib.suppress(ImportError):
+            import dask.config  # noqa: F401
+            import distributed  # noqa: F401
+    finally:
+        remove_tree(folder)
+
+
+@contextlib.contextmanager
+def dask_config_files_unread(folder):
+    """Within the block, a process that imports Dask (this one, a worker it starts) reads no Dask configuration
+    file but those the user names: ``$DASK_CONFIG``, and ``$DASK_ROOT_CONFIG`` when set. The machine's (/etc/dask)
+    and the user's (~/.config/dask) are looked for in ``folder`` (empty) instead: ``DASK_ROOT_CONFIG`` and ``HOME``
+    name it. What else follows HOME in a worker is kept as it was: the user's site-packages (``PYTHONUSERBASE``) and
+    the kernel cache (``BASEPARAM_CACHE_DIR``). The Dask configuration files of the installation itself
+    (``sys.prefix/etc/dask``) are the installation's, read as its ``dask.yaml``. The caller's variables are put back
+    on leaving."""
+    import site
+
+    from ..dynamics._native import cache_dir
+
+    empty = os.path.join(folder, "dask-config")
+    os.makedirs(empty, exist_ok=True)
+    settings = {"HOME": empty}
+    if not os.environ.get("DASK_ROOT_CONFIG"):
+        settings["DASK_ROOT_CONFIG"] = empty
+    if site.ENABLE_USER_SITE and "PYTHONUSERBASE" not in os.environ:
+        settings["PYTHONUSERBASE"] = site.getuserbase()
+    if not os.environ.get("BASEPARAM_CACHE_DIR"):
+        settings["BASEPARAM_CACHE_DIR"] = cache_dir() or "off"
+    before = {name: os.environ.get(name) for name in settings}
+    os.environ.update(settings)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _cluster_started(kind, **options):

@@ -10,7 +10,8 @@ from typing import Optional
 
 import numpy as np
 
-from .._atomic import robot_protected, write_text
+from .._atomic import write_text
+from .._output_names import robot_protected
 from .._checks import check_written_format, counted, shown
 from .._numbers import json_float, json_floats
 from .._validation import (check_field_kinds, check_field_shapes, check_instance, check_name_fields, check_names,

@@ -325,7 +325,7 @@ class Robot:
         The floating base body's inertia in frame 0 (its true values; ``base: floating`` only).
     source_file : str or None
         The real path of the file :func:`~baseparam.model.loading.load_robot` read the robot from (None for one
-        built otherwise): no writer given the robot writes over it (:func:`baseparam._atomic.robot_protected`).
+        built otherwise): no writer given the robot writes over it (:func:`baseparam._output_names.robot_protected`).
     """
 
     joints: tuple

@@ -11,7 +11,8 @@ import os
 
 import numpy as np
 
-from .._atomic import atomic_path, file_size_limit, free_space, robot_protected
+from .._atomic import atomic_path
+from .._output_names import file_size_limit, free_space, robot_protected
 from .._checks import check_progress
 from .._hdf5 import check_h5_output, refuse_external, stored_dataset, writes_checked
 from .._memory import budget, format_size, parse_size
