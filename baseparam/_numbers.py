@@ -167,7 +167,7 @@ def check_state_values(name, arr, error=ArgumentError):
     """Refuse a state array ``arr`` (n_samples, n_dof) float holding a non-finite or absurd (|x| > :data:`ABSURD`)
     value: ``error`` naming the first one's sample and joint. The values test of every state check
     (``_validation.check_samples``, ``model.friction.friction_shapes``), here below the model's modules."""
-    if arr.size and not _within(arr):
+    if arr.size and not within_absurd(arr):
         at = first_beyond_absurd(arr)
         if at is not None:
             s, j = at
@@ -191,7 +191,7 @@ def beyond_absurd(value, symbol) -> str:
     return "non-finite value" if not np.isfinite(value) else f"absurd value (|{symbol}| > {ABSURD:g})"
 
 
-def _within(arr):
+def within_absurd(arr):
     """A quick test that every value of a non-empty array is within ±ABSURD (NaN not): True means so; False
     leaves it to the element-wise test. A few values (one sample) as Python floats, whose sum of magnitudes
     carries NaN and inf and exceeds ABSURD with any value beyond it (with a few large ones too, then the
