@@ -73,7 +73,7 @@ def recorded():
     their 30 RoundOffWarnings (the runs re-issue what they record once per text and line).
     """
     owner = threading.current_thread()
-    with _held():
+    with filters_held():
         caught = []
         shown_before = warnings.showwarning
 
@@ -90,20 +90,13 @@ def recorded():
 def filters_held():
     """``warnings.catch_warnings()`` (filters and ``showwarning`` put back on leaving) taken by one thread of the
     process at a time, under the lock of :func:`recorded`: the block may change the process's filters or
-    ``showwarning`` for what it runs (the command line's warning lines).
+    ``showwarning`` for what it runs (the command line's warning lines). What the outermost block found is kept for
+    :func:`_forked`.
 
     Each thread's own ``catch_warnings()`` raced as :func:`recorded` explains: two overlapping blocks each put back
     the filters they found, and the last to leave installed the other's for good (a states_at_samples beside another
     left "ignore DataWarning" in the process, every later DataWarning of the user lost).
     """
-    with _held():
-        yield
-
-
-@contextlib.contextmanager
-def _held():
-    """``warnings.catch_warnings()`` under the process-wide lock, what the outermost block found kept for
-    :func:`_forked`."""
     with _RECORDING:
         outermost = not _OUTSIDE
         try:
